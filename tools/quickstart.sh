@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# quickstart.sh - build darrayio from a fresh checkout and run it.
+#
+#   tools/quickstart.sh demo   build, then run examples/dist3d on 2 processes
+#   tools/quickstart.sh test   build with -Werror, run `make check`, and end
+#                              with one line "N passed, N failed[, N skipped]"
+#
+# Both install missing Debian packages first (apt-get, through sudo when not
+# root), then run autoreconf -fi and configure in the out-of-tree build
+# directory _build (BUILD_DIR overrides it). JOBS sets make's -j (default 2).
+# Extra arguments after the subcommand are passed to configure.
+
+set -u
+set -o pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD_DIR:-$here/_build}
+jobs=${JOBS:-2}
+packages=(mpich libmpich-dev zlib1g-dev autoconf automake libtool doxygen
+          pkg-config make gcc)
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  cat <<'EOF'
+usage: tools/quickstart.sh demo|test [configure options...]
+  demo  install what is missing, build, run examples/dist3d on 2 processes
+  test  install what is missing, build with --enable-werror, run make check
+EOF
+}
+
+# Install the Debian packages that are not installed yet.
+ensure_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    say "not a Debian system: make sure MPI, zlib and the autotools are installed"
+    return 0
+  fi
+  local missing=() p
+  for p in "${packages[@]}"; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = \
+      "install ok installed" ] || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing ${missing[*]}"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 ||
+      die "not root and no sudo: install ${missing[*]} first"
+    sudo=(sudo)
+  fi
+  if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q ||
+     ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+       apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    die "apt-get install failed"
+  fi
+}
+
+# autoreconf, configure in $build, make.
+build_tree() {
+  if [ -f "$here/config.status" ]; then
+    die "$here is configured in place; run 'make distclean' there first"
+  fi
+  say "autoreconf -fi"
+  (cd "$here" && autoreconf -fi) || die "autoreconf failed"
+  mkdir -p "$build" || die "cannot create $build"
+  say "configure $*"
+  (cd "$build" && "$here/configure" "$@") || die "configure failed (see $build/config.log)"
+  say "make -j$jobs"
+  make -C "$build" -j"$jobs" || die "make failed"
+}
+
+cmd_demo() {
+  ensure_packages
+  build_tree "$@"
+  say "mpiexec -n 2 examples/dist3d -n 128"
+  (cd "$build" && mpiexec -n 2 ./examples/dist3d -n 128)
+}
+
+# One number from the summary at the top of test-suite.log.
+count() {
+  local n
+  n=$(sed -n "s/^# $1: *\([0-9][0-9]*\)\$/\1/p" "$build/test-suite.log" | head -n 1)
+  echo "${n:-0}"
+}
+
+cmd_test() {
+  # A failed set-up or build counts as one failure, so the last line and the
+  # exit status still say that the tests did not pass.
+  if ! (ensure_packages && build_tree --enable-werror "$@"); then
+    echo "set-up or build failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  say "make check (test programs built with -j$jobs, MPI runs one at a time)"
+  if ! make -C "$build" -j"$jobs" check TESTS=; then
+    echo "building the tests failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  rm -f "$build/test-suite.log"
+  make -C "$build" check
+  local rc=$?
+  if [ ! -f "$build/test-suite.log" ]; then
+    echo "make check did not produce test-suite.log"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+
+  local pass fail skip
+  pass=$(count PASS)
+  fail=$(( $(count FAIL) + $(count ERROR) + $(count XPASS) ))
+  skip=$(count SKIP)
+
+  # Show why each failed test failed.
+  local trs
+  while IFS= read -r trs; do
+    if grep -Eq '^:test-result: (FAIL|ERROR|XPASS)' "$trs"; then
+      printf '\n===== %s =====\n' "${trs%.trs}.log"
+      cat "${trs%.trs}.log"
+    fi
+  done < <(find "$build" -name '*.trs' | sort)
+
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+    echo "make check exited with status $rc"
+    fail=1
+  fi
+  [ "$pass" -gt 0 ] || echo "no test passed"
+
+  local line="$pass passed, $fail failed"
+  [ "$skip" -gt 0 ] && line="$line, $skip skipped"
+  echo "$line"
+  [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+}
+
+case ${1:-} in
+  demo) shift; cmd_demo "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  -h | --help | help) usage ;;
+  *) usage >&2; exit 2 ;;
+esac
