@@ -1,0 +1,731 @@
+/**
+ * \file darrayio.h
+ * \brief darrayio: read and write distributed arrays with MPI, fast.
+ *
+ * A program describes a global array once: its shape and element type, how it
+ * is distributed over the processes of a communicator, how each process keeps
+ * its local piece in memory, and in which order the array is stored in a file.
+ * darrayio derives every process's file access pattern from that description
+ * and moves the bytes with positioned I/O.
+ *
+ * The life of an array description:
+ *
+ * \code
+ * darray_t a;
+ * int64_t gsizes[3] = {256, 256, 256};
+ * darray_dist_t dist[3] = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK};
+ * darray_create(MPI_COMM_WORLD, 3, gsizes, DARRAY_INT32, &a);   // collective
+ * darray_set_distribution(a, dist, NULL);                        // local
+ * darray_commit(a);                                              // collective
+ *
+ * darray_file_t f;
+ * darray_file_open(MPI_COMM_WORLD, "out.dat",
+ *                  DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, MPI_INFO_NULL, &f);
+ * darray_write(f, a, buf);                                       // collective
+ * darray_file_close(&f);
+ * darray_free(&a);
+ * \endcode
+ *
+ * Conventions used throughout:
+ *  - Dimensions are numbered 0 .. ndims-1 in the order the caller lists them.
+ *    "C order" means the last dimension varies fastest, "Fortran order" that
+ *    dimension 0 varies fastest.
+ *  - Every function returns DARRAY_SUCCESS (0) or a negative error code from
+ *    #darray_error_t. darray_strerror() gives the code's text,
+ *    darray_err_name() its name, and darray_errmsg() / darray_file_errmsg()
+ *    the detailed message of the last failure on a handle.
+ *  - A function documented as *collective* must be called by every process of
+ *    the handle's communicator; it returns the same code on every process,
+ *    even when only one of them failed.
+ *  - A function documented as *local* involves no communication.
+ *  - Offsets, sizes and counts are 64-bit.
+ *  - The library never aborts and never prints, except darray_explain-style
+ *    functions that print on request.
+ */
+#ifndef DARRAYIO_H
+#define DARRAYIO_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Major version number of this header. */
+#define DARRAYIO_VERSION_MAJOR 0
+/** Minor version number of this header. */
+#define DARRAYIO_VERSION_MINOR 1
+/** Patch version number of this header. */
+#define DARRAYIO_VERSION_PATCH 0
+
+/** Largest number of dimensions of an array. */
+#define DARRAY_MAX_DIMS 8
+
+/** Pass as a distribution argument to get the default block size. */
+#define DARRAY_DEFAULT_ARG (-1)
+
+/**
+ * The error table: `X(name, value, text)`.
+ *
+ * Codes from -1 to -99 are usage and input errors, -100 to -199 are
+ * disagreements between processes, -200 to -299 are I/O and system errors.
+ */
+#define DARRAY_ERROR_TABLE(X)                                                  \
+  X(DARRAY_SUCCESS, 0, "success")                                              \
+  X(DARRAY_EINVAL, -1, "invalid argument")                                     \
+  X(DARRAY_ENULL, -2, "required pointer argument is NULL")                     \
+  X(DARRAY_ENDIMS, -3, "number of dimensions out of range")                    \
+  X(DARRAY_ESIZE, -4, "array size is zero, negative or overflows 64 bits")     \
+  X(DARRAY_ETYPE, -5, "invalid element type or element size")                  \
+  X(DARRAY_EDIST, -6, "invalid distribution")                                  \
+  X(DARRAY_EGRID, -7, "process grid does not match the communicator")          \
+  X(DARRAY_EORDER, -8, "invalid storage or memory order")                      \
+  X(DARRAY_EGHOST, -9, "invalid ghost width or padded extent")                 \
+  X(DARRAY_EDISP, -10, "invalid file displacement")                            \
+  X(DARRAY_ESTATE, -11, "handle is in the wrong state for this call")          \
+  X(DARRAY_EHINT, -12, "unknown hint or malformed hint value")                 \
+  X(DARRAY_EMODE, -13, "invalid file access mode")                             \
+  X(DARRAY_ECOMM, -14, "communicator is invalid or does not match")            \
+  X(DARRAY_EINDEX, -15, "index out of range")                                  \
+  X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
+  X(DARRAY_EINCONSISTENT, -100,                                                \
+    "processes passed different values to a collective call")                  \
+  X(DARRAY_EREMOTE, -101, "the call failed on another process")                \
+  X(DARRAY_EIO, -200, "input/output error")                                    \
+  X(DARRAY_ENOSPC, -201, "no space left on device")                            \
+  X(DARRAY_EACCESS, -202, "permission denied")                                 \
+  X(DARRAY_ENOENT, -203, "no such file or directory")                          \
+  X(DARRAY_EEOF, -204, "read beyond the end of the file")                      \
+  X(DARRAY_ENOMEM, -205, "out of memory")                                      \
+  X(DARRAY_EMPI, -206, "an MPI call failed")                                   \
+  X(DARRAY_EISDIR, -207, "path is a directory")                                \
+  X(DARRAY_ELOCK, -208, "file locking failed")
+
+/** \cond DARRAY_INTERNAL */
+#define DARRAY__ENUM_ENTRY(name, value, text) name = (value),
+/** \endcond */
+
+/**
+ * Status codes returned by every darrayio function.
+ * See #DARRAY_ERROR_TABLE for the list and the texts.
+ */
+typedef enum darray_error {
+  DARRAY_ERROR_TABLE(DARRAY__ENUM_ENTRY)
+} darray_error_t;
+
+/** Element types. #DARRAY_OPAQUE needs darray_set_elem_size(). */
+typedef enum darray_type {
+  DARRAY_CHAR = 1,   /**< char, 1 byte */
+  DARRAY_INT8,       /**< int8_t */
+  DARRAY_UINT8,      /**< uint8_t */
+  DARRAY_INT16,      /**< int16_t */
+  DARRAY_UINT16,     /**< uint16_t */
+  DARRAY_INT32,      /**< int32_t */
+  DARRAY_UINT32,     /**< uint32_t */
+  DARRAY_INT64,      /**< int64_t */
+  DARRAY_UINT64,     /**< uint64_t */
+  DARRAY_FLOAT,      /**< float */
+  DARRAY_DOUBLE,     /**< double */
+  DARRAY_LONG_DOUBLE,/**< long double */
+  DARRAY_OPAQUE      /**< bytes of a size set with darray_set_elem_size() */
+} darray_type_t;
+
+/** How one dimension is distributed over its row of the process grid. */
+typedef enum darray_dist {
+  /** Not distributed (`*`): every process holds the whole dimension. */
+  DARRAY_DIST_NONE = 0,
+  /** BLOCK(k): contiguous blocks of k indices, default k = ceil(n/p). */
+  DARRAY_DIST_BLOCK,
+  /** CYCLIC(k): blocks of k indices dealt round-robin, default k = 1. */
+  DARRAY_DIST_CYCLIC,
+  /**
+   * MULTIPARTITION as in NAS BT/SP. Exactly three dimensions carry it (in
+   * increasing dimension order they are x, y and z); every other dimension
+   * must be #DARRAY_DIST_NONE. P must be a perfect square q*q. Each
+   * dimension is cut into q slabs (the first n mod q slabs one point
+   * larger), and process r owns the q cells
+   * ((r mod q + k) mod q, (r div q - k) mod q, k) for k = 0..q-1.
+   */
+  DARRAY_DIST_MULTIPARTITION
+} darray_dist_t;
+
+/** Orders of dimensions, in the file and in memory. */
+typedef enum darray_order {
+  DARRAY_ORDER_C = 1,       /**< row-major: last dimension fastest */
+  DARRAY_ORDER_FORTRAN = 2, /**< column-major: first dimension fastest */
+  DARRAY_ORDER_PERM = 3     /**< file only: an explicit permutation */
+} darray_order_t;
+
+/** File access modes for darray_file_open(); OR them together. */
+enum darray_mode {
+  DARRAY_MODE_RDONLY = 1, /**< read only */
+  DARRAY_MODE_RDWR = 2,   /**< read and write */
+  DARRAY_MODE_CREATE = 4, /**< create the file if it does not exist */
+  DARRAY_MODE_TRUNC = 8   /**< truncate the file to zero length on open */
+};
+
+/** An array description (opaque). */
+typedef struct darray_s *darray_t;
+
+/** An open file (opaque). */
+typedef struct darray_file_s *darray_file_t;
+
+/**
+ * Counters of one process's I/O through one file handle, accumulated since
+ * the file was opened or darray_file_reset_stats() was last called.
+ */
+typedef struct darray_stats {
+  int64_t bytes_read;        /**< bytes read from the file */
+  int64_t bytes_written;     /**< bytes written to the file */
+  int64_t read_calls;        /**< read system/MPI calls made */
+  int64_t write_calls;       /**< write system/MPI calls made */
+  int64_t bytes_exchanged;   /**< data bytes sent to other processes */
+  int64_t meta_bytes_exchanged; /**< offset/length metadata bytes sent */
+  int64_t cycles;            /**< collective buffering cycles */
+  int64_t peak_temp_bytes;   /**< largest temporary buffer held at once */
+  int64_t calls;             /**< darray_read/darray_write calls */
+} darray_stats_t;
+
+/* ------------------------------------------------------------------------ */
+/** \name Errors */
+/** @{ */
+
+/**
+ * Text of a status code (local).
+ * \param code a value returned by a darrayio function
+ * \return a static string; "unknown error code" for values not in the table
+ */
+const char *darray_strerror(int code);
+
+/**
+ * Name of a status code, such as "DARRAY_EINVAL" (local).
+ * \param code a value returned by a darrayio function
+ * \return a static string; "DARRAY_EUNKNOWN" for values not in the table
+ */
+const char *darray_err_name(int code);
+
+/**
+ * Detailed message of the last failure on an array handle (local).
+ *
+ * \param a an array handle, or NULL for the last failure of this thread that
+ *          had no handle to keep it (a failed darray_create() or
+ *          darray_file_open(), a NULL handle argument)
+ * \return the message, or "" when the last call on the handle succeeded
+ */
+const char *darray_errmsg(darray_t a);
+
+/**
+ * Detailed message of the last failure on a file handle (local).
+ * \param f a file handle, or NULL (same as darray_errmsg(NULL))
+ * \return the message, or "" when the last call on the handle succeeded
+ */
+const char *darray_file_errmsg(darray_file_t f);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** \name Describing an array */
+/** @{ */
+
+/**
+ * Start the description of a global array (collective).
+ *
+ * The new handle holds a duplicate of \p comm. Its distribution defaults to
+ * BLOCK on every dimension over a grid chosen by MPI_Dims_create(), its
+ * storage order and memory order to C order, its displacement to 0 and its
+ * ghost widths to 0. Change them with the darray_set_* functions, then call
+ * darray_commit().
+ *
+ * \code
+ * int64_t g[2] = {1000, 1000};
+ * darray_t a;
+ * int rc = darray_create(MPI_COMM_WORLD, 2, g, DARRAY_DOUBLE, &a);
+ * if (rc != DARRAY_SUCCESS) fprintf(stderr, "%s\n", darray_errmsg(NULL));
+ * \endcode
+ *
+ * \param comm   the processes that share the array
+ * \param ndims  number of dimensions, 1 .. #DARRAY_MAX_DIMS
+ * \param gsizes global size of each dimension, each >= 1
+ * \param type   element type
+ * \param[out] a the new handle; NULL on failure
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p gsizes or \p a is NULL
+ * \retval DARRAY_ECOMM \p comm is MPI_COMM_NULL or an intercommunicator
+ * \retval DARRAY_ENDIMS \p ndims out of range
+ * \retval DARRAY_ESIZE a size is < 1 or the element count overflows
+ * \retval DARRAY_ETYPE \p type is not a #darray_type_t value
+ * \retval DARRAY_EINCONSISTENT processes passed different arguments
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EMPI duplicating the communicator failed
+ */
+int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
+                  darray_type_t type, darray_t *a);
+
+/**
+ * Release an array handle and its communicator (local; MPI_Comm_free is
+ * collective in the MPI sense but does not synchronize).
+ * \param a the handle to free; `*a` is set to NULL. Passing NULL or a
+ *          pointer to NULL does nothing.
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EBADHANDLE \p *a is not a live handle
+ */
+int darray_free(darray_t *a);
+
+/**
+ * Set the byte size of a #DARRAY_OPAQUE element (local, before commit).
+ * \param a    the array
+ * \param size bytes per element, >= 1
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ETYPE the array's type is not #DARRAY_OPAQUE, or size < 1
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_elem_size(darray_t a, int64_t size);
+
+/**
+ * Set the distribution of every dimension (local, before commit).
+ *
+ * \code
+ * darray_dist_t d[2] = {DARRAY_DIST_NONE, DARRAY_DIST_CYCLIC};
+ * int64_t k[2] = {DARRAY_DEFAULT_ARG, 4};           // CYCLIC(4) columns
+ * darray_set_distribution(a, d, k);
+ * \endcode
+ *
+ * \param a     the array
+ * \param dist  one #darray_dist_t per dimension
+ * \param dargs block size per dimension for BLOCK and CYCLIC, or
+ *              #DARRAY_DEFAULT_ARG; NULL means default everywhere; ignored
+ *              for NONE and MULTIPARTITION
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p dist is NULL
+ * \retval DARRAY_EDIST an unknown kind, a block size < 1, or
+ *         MULTIPARTITION on a number of dimensions other than three
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_distribution(darray_t a, const darray_dist_t dist[],
+                            const int64_t dargs[]);
+
+/**
+ * Set the process grid (local, before commit).
+ *
+ * The grid is in row-major order: the process with grid coordinates
+ * (c0, c1, ...) is rank c0*p1*p2*... + c1*p2*... + ..., as in
+ * MPI_Type_create_darray. Zero entries are filled in by MPI_Dims_create() at
+ * commit. NONE dimensions must have size 1 (or 0). Not used by
+ * MULTIPARTITION, whose grid is implied by the communicator size.
+ *
+ * \param a      the array
+ * \param psizes processes along each dimension, or 0 to let darrayio choose
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p psizes is NULL
+ * \retval DARRAY_EGRID a negative entry
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_grid(darray_t a, const int psizes[]);
+
+/**
+ * Set the order in which the global array is stored in the file (local,
+ * before commit).
+ *
+ * \param a     the array
+ * \param order #DARRAY_ORDER_C, #DARRAY_ORDER_FORTRAN, or
+ *              #DARRAY_ORDER_PERM with \p perm
+ * \param perm  for #DARRAY_ORDER_PERM: the dimensions from the slowest
+ *              varying in the file to the fastest (C order is 0,1,..,n-1);
+ *              otherwise ignored and may be NULL
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EORDER unknown order, or \p perm is not a permutation
+ * \retval DARRAY_ENULL #DARRAY_ORDER_PERM with \p perm NULL
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_storage_order(darray_t a, darray_order_t order,
+                             const int perm[]);
+
+/**
+ * Set the byte offset in the file where the array starts (local; allowed
+ * before and after commit, so a program can write a sequence of arrays into
+ * one file). All processes must use the same value in a collective call.
+ *
+ * \param a    the array
+ * \param disp byte offset, >= 0
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EDISP \p disp is negative
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_displacement(darray_t a, int64_t disp);
+
+/**
+ * Describe how the local piece sits in memory (local, before commit).
+ *
+ * The local piece of a BLOCK/CYCLIC/NONE array is one array whose interior
+ * has the local shape (darray_local_shape()); a MULTIPARTITION array has one
+ * such array per cell, placed one after another. Each array is stored in
+ * \p order with \p ghost[d] extra layers on both sides of dimension d, and is
+ * \p padded[d] elements long in dimension d (default: interior + 2*ghost).
+ * The interior of dimension d starts at index ghost[d].
+ *
+ * NAS BT's `u(5,-2:IMAX+1,-2:JMAX+1,-2:KMAX+1,ncells)` is
+ * order = #DARRAY_ORDER_FORTRAN, ghost = {0,2,2,2},
+ * padded = {5, IMAX+4, JMAX+4, KMAX+4}.
+ *
+ * \param a      the array
+ * \param order  #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN
+ * \param ghost  ghost width per dimension (>= 0), or NULL for none
+ * \param padded allocated extent per dimension, or NULL for tight; 0 in an
+ *               entry means tight in that dimension
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EORDER \p order is not C or Fortran
+ * \retval DARRAY_EGHOST a negative ghost width or padded extent
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_set_memory_layout(darray_t a, darray_order_t order,
+                             const int64_t ghost[], const int64_t padded[]);
+
+/**
+ * Finish the description (collective).
+ *
+ * Fills in the process grid, checks the whole description, checks that every
+ * process passed the same description, and derives this process's local
+ * piece. After commit only the displacement may change.
+ *
+ * \param a the array
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EDIST BLOCK(k) with k*p < n, MULTIPARTITION with P not a
+ *         perfect square or a dimension smaller than q
+ * \retval DARRAY_EGRID the grid's product differs from the communicator
+ *         size, or a NONE dimension has more than one process
+ * \retval DARRAY_ETYPE #DARRAY_OPAQUE without an element size
+ * \retval DARRAY_EGHOST a padded extent smaller than interior + 2*ghost
+ * \retval DARRAY_ESIZE the local buffer size overflows 64 bits
+ * \retval DARRAY_EINCONSISTENT processes described different arrays
+ * \retval DARRAY_EREMOTE the description was wrong on another process
+ * \retval DARRAY_ESTATE the array is already committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ * \retval DARRAY_ENOMEM out of memory
+ */
+int darray_commit(darray_t a);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** \name Queries (local, after commit) */
+/** @{ */
+
+/**
+ * Number of dimensions and global sizes.
+ * \param a the array
+ * \param[out] ndims number of dimensions (may be NULL)
+ * \param[out] gsizes global sizes, ndims entries (may be NULL)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]);
+
+/**
+ * Size of one element in bytes.
+ * \param a the array
+ * \param[out] size bytes per element
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p size is NULL
+ * \retval DARRAY_ETYPE opaque type whose size was never set
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_elem_size(darray_t a, int64_t *size);
+
+/**
+ * The process grid (after commit). For MULTIPARTITION: 1 on NONE dimensions
+ * and q on the three partitioned ones.
+ * \param a the array
+ * \param[out] psizes ndims entries
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p psizes is NULL
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_grid(darray_t a, int psizes[]);
+
+/**
+ * Number of local cells: 1 for BLOCK/CYCLIC/NONE (0 when the process owns
+ * nothing), q for MULTIPARTITION.
+ * \param a the array
+ * \param[out] ncells number of cells
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p ncells is NULL
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_num_cells(darray_t a, int *ncells);
+
+/**
+ * Interior shape of one local cell (no ghosts).
+ * \param a the array
+ * \param cell cell number, 0 .. ncells-1 (0 for non-multipartition arrays;
+ *        a process that owns nothing gets all zeros for cell 0)
+ * \param[out] lshape ndims entries
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p lshape is NULL
+ * \retval DARRAY_EINDEX \p cell out of range
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_local_shape(darray_t a, int cell, int64_t lshape[]);
+
+/**
+ * Global index of the first interior element of a local cell, and the
+ * global extent it spans (for BLOCK and MULTIPARTITION cells the cell is
+ * the box [start, start+lshape)).
+ * \param a the array
+ * \param cell cell number
+ * \param[out] start ndims entries
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p start is NULL
+ * \retval DARRAY_EINDEX \p cell out of range
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_local_start(darray_t a, int cell, int64_t start[]);
+
+/**
+ * Number of elements this process owns (interiors only).
+ * \param a the array
+ * \param[out] count element count
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p count is NULL
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_local_count(darray_t a, int64_t *count);
+
+/**
+ * Bytes of the local buffer, ghosts and padding included: what the caller
+ * must allocate for darray_write() / darray_read().
+ * \param a the array
+ * \param[out] bytes buffer size
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p bytes is NULL
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_local_bytes(darray_t a, int64_t *bytes);
+
+/**
+ * Who owns a global element and where it sits there.
+ *
+ * \param a the array
+ * \param gidx global index, ndims entries
+ * \param[out] rank owning rank in the array's communicator (may be NULL)
+ * \param[out] cell cell number on that rank (may be NULL)
+ * \param[out] lidx index inside that cell's interior, ndims entries (may be
+ *             NULL); add the ghost widths to address the buffer
+ * \param[out] offset byte offset of the element in the owner's local buffer
+ *             (may be NULL)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p gidx is NULL
+ * \retval DARRAY_EINDEX an index is outside the global array
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
+                  int64_t lidx[], int64_t *offset);
+
+/**
+ * Global index of an element given by its owner, cell and interior index.
+ * \param a the array
+ * \param rank a rank of the array's communicator
+ * \param cell cell number on that rank
+ * \param lidx index inside the cell's interior, ndims entries
+ * \param[out] gidx global index, ndims entries
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p lidx or \p gidx is NULL
+ * \retval DARRAY_EINDEX rank, cell or index out of range
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
+                        int64_t gidx[]);
+
+/**
+ * Byte offset in the file of a global element (displacement included).
+ * \param a the array
+ * \param gidx global index, ndims entries
+ * \param[out] offset byte offset
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL an argument is NULL
+ * \retval DARRAY_EINDEX an index is outside the global array
+ * \retval DARRAY_ESTATE the array is not committed
+ * \retval DARRAY_EBADHANDLE \p a is not a live handle
+ */
+int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** \name Files and I/O */
+/** @{ */
+
+/**
+ * Open a file (collective).
+ *
+ * Hints come from \p info and from the environment variable
+ * `DARRAYIO_HINTS="key=value;key=value"`, which wins. Hints:
+ *  - `darray_backend` = `posix` (default: pread/pwrite) or `mpiio`
+ *    (MPI_File_read_at / write_at, for file systems only MPI-IO reaches);
+ *  - `darray_strategy` = `auto` (default) or `direct`;
+ *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
+ *    buffer used to merge runs on reads and writes; defaults 4 MiB and
+ *    512 KiB), `cb_buffer_size`, `cb_nodes`, `striping_unit`,
+ *    `striping_factor`, `romio_ds_read`, `romio_ds_write`, `romio_cb_read`,
+ *    `romio_cb_write` (accepted and checked now, used by later strategies).
+ *
+ * Unknown keys in \p info are ignored (MPI's rule: the same info may carry
+ * hints for MPI-IO, which is passed it with the mpiio backend). Unknown keys
+ * or malformed values in `DARRAYIO_HINTS`, and malformed values of known keys
+ * in \p info, are errors. All processes must pass the same hints.
+ *
+ * \param comm the processes that will access the file; array handles used
+ *        with it must have a congruent communicator
+ * \param path file name (the same on every process)
+ * \param mode OR of #darray_mode values: exactly one of RDONLY and RDWR,
+ *        plus optionally CREATE and TRUNC (both need RDWR)
+ * \param info hints, or MPI_INFO_NULL
+ * \param[out] f the new handle; NULL on failure
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p path or \p f is NULL
+ * \retval DARRAY_ECOMM \p comm is MPI_COMM_NULL or an intercommunicator
+ * \retval DARRAY_EMODE invalid \p mode
+ * \retval DARRAY_EHINT an unknown or malformed hint
+ * \retval DARRAY_ENOENT the file does not exist and CREATE was not given
+ * \retval DARRAY_EACCESS permission denied
+ * \retval DARRAY_EISDIR \p path is a directory
+ * \retval DARRAY_EIO another open error
+ * \retval DARRAY_EINCONSISTENT processes passed different paths, modes or hints
+ * \retval DARRAY_EREMOTE the open failed on another process
+ * \retval DARRAY_ENOMEM out of memory
+ */
+int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
+                     darray_file_t *f);
+
+/**
+ * Close a file (collective). Data written by darray_write() is in the file
+ * system when every process has returned from its darray_write(); close
+ * releases the handle. Passing NULL or a pointer to NULL does nothing.
+ * \param f the handle; `*f` is set to NULL
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EIO closing failed on this or another process
+ * \retval DARRAY_EBADHANDLE \p *f is not a live handle
+ */
+int darray_file_close(darray_file_t *f);
+
+/**
+ * Flush written data to stable storage (collective).
+ * \param f the file
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EIO fsync failed on this or another process
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+int darray_file_sync(darray_file_t f);
+
+/**
+ * Write every process's local piece of an array (collective).
+ *
+ * Each process passes its local buffer laid out as described by
+ * darray_set_memory_layout(); ghosts and padding are not written. A process
+ * that owns nothing still calls and may pass NULL. If any process's arguments
+ * are invalid, no process writes anything.
+ *
+ * \code
+ * int64_t nbytes;
+ * darray_local_bytes(a, &nbytes);
+ * double *u = malloc(nbytes);
+ * fill(u);
+ * int rc = darray_write(f, a, u);
+ * if (rc) fprintf(stderr, "write: %s\n", darray_file_errmsg(f));
+ * \endcode
+ *
+ * \param f   a file opened with #DARRAY_MODE_RDWR
+ * \param a   a committed array whose communicator is congruent with f's
+ * \param buf the local buffer (may be NULL when the process owns nothing)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p buf is NULL but the process owns elements
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_EMODE the file is read-only
+ * \retval DARRAY_ECOMM the communicators do not match
+ * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
+ *         displacements
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+int darray_write(darray_file_t f, darray_t a, const void *buf);
+
+/**
+ * Read every process's local piece of an array (collective).
+ *
+ * Ghosts and padding in \p buf are left untouched.
+ *
+ * \param f   an open file
+ * \param a   a committed array whose communicator is congruent with f's
+ * \param buf the local buffer (may be NULL when the process owns nothing)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p buf is NULL but the process owns elements
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_ECOMM the communicators do not match
+ * \retval DARRAY_EEOF the file ends before the array does
+ * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
+ *         displacements
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+int darray_read(darray_file_t f, darray_t a, void *buf);
+
+/**
+ * This process's I/O counters for a file (local).
+ * \param f the file
+ * \param[out] stats the counters
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p stats is NULL
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+int darray_file_get_stats(darray_file_t f, darray_stats_t *stats);
+
+/**
+ * Zero this process's I/O counters for a file (local).
+ * \param f the file
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+int darray_file_reset_stats(darray_file_t f);
+
+/**
+ * The value a hint has on an open file after defaults, \p info and
+ * `DARRAYIO_HINTS` were applied (local).
+ * \param f the file
+ * \param key a hint name, such as "cb_buffer_size"
+ * \param[out] value buffer for the value as text
+ * \param len size of \p value in bytes
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL an argument is NULL
+ * \retval DARRAY_EHINT \p key is not a known hint
+ * \retval DARRAY_EINVAL \p len is too small for the value
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+int darray_file_get_hint(darray_file_t f, const char *key, char *value,
+                         int len);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DARRAYIO_H */

@@ -1,0 +1,276 @@
+/*
+ * darray.c - array descriptions: create, set, commit, free.
+ *
+ * The dispatcher's job: check arguments, say which one is wrong, and make
+ * every collective call end with the same code on every process.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Element sizes of the predefined types, indexed by darray_type_t. */
+static int64_t type_size(darray_type_t t) {
+  switch (t) {
+  case DARRAY_CHAR: case DARRAY_INT8: case DARRAY_UINT8: return 1;
+  case DARRAY_INT16: case DARRAY_UINT16: return 2;
+  case DARRAY_INT32: case DARRAY_UINT32: case DARRAY_FLOAT: return 4;
+  case DARRAY_INT64: case DARRAY_UINT64: case DARRAY_DOUBLE: return 8;
+  case DARRAY_LONG_DOUBLE: return (int64_t)sizeof(long double);
+  case DARRAY_OPAQUE: return 0;
+  }
+  return -1;
+}
+
+int darray__array_check(darray_t a) {
+  if (a == NULL)
+    return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
+                       "array handle is NULL");
+  if (a->magic != DARRAY_MAGIC_ARRAY)
+    return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
+                       "array handle is not live (freed or corrupt)");
+  a->errmsg[0] = '\0';
+  return DARRAY_SUCCESS;
+}
+
+static int check_mutable(darray_t a) {
+  int rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS && a->committed)
+    rc = darray__err(a->errmsg, DARRAY_ESTATE,
+                     "the array is committed; only the displacement may "
+                     "change");
+  return rc;
+}
+
+static int check_comm(MPI_Comm comm, char *msg) {
+  int inter = 0;
+  if (comm == MPI_COMM_NULL)
+    return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL");
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return darray__err(msg, DARRAY_ECOMM,
+                       "comm is an intercommunicator or invalid");
+  return DARRAY_SUCCESS;
+}
+
+static int check_shape(int ndims, const int64_t gsizes[], darray_type_t type,
+                       char *msg) {
+  if (ndims < 1 || ndims > DARRAY_MAX_DIMS)
+    return darray__err(msg, DARRAY_ENDIMS, "ndims = %d is not in [1, %d]",
+                       ndims, DARRAY_MAX_DIMS);
+  if (gsizes == NULL)
+    return darray__err(msg, DARRAY_ENULL, "gsizes is NULL");
+  int64_t count = 1;
+  for (int d = 0; d < ndims; d++) {
+    if (gsizes[d] < 1)
+      return darray__err(msg, DARRAY_ESIZE, "gsizes[%d] = %lld is < 1", d,
+                         (long long)gsizes[d]);
+    if (!darray__mul_ok(count, gsizes[d], &count))
+      return darray__err(msg, DARRAY_ESIZE,
+                         "gsizes: the element count overflows 64 bits");
+  }
+  if (type_size(type) < 0)
+    return darray__err(msg, DARRAY_ETYPE, "type = %d is not a darray_type_t",
+                       (int)type);
+  return DARRAY_SUCCESS;
+}
+
+static void set_defaults(darray_t a, int ndims, const int64_t gsizes[],
+                         darray_type_t type) {
+  a->magic = DARRAY_MAGIC_ARRAY;
+  a->ndims = ndims;
+  a->type = type;
+  a->esize = type_size(type);
+  a->file_order = DARRAY_ORDER_C;
+  a->mem_order = DARRAY_ORDER_C;
+  for (int d = 0; d < ndims; d++) {
+    a->gsizes[d] = gsizes[d];
+    a->dist[d] = DARRAY_DIST_BLOCK;
+    a->dargs[d] = DARRAY_DEFAULT_ARG;
+    a->perm[d] = d;
+  }
+}
+
+int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
+                  darray_type_t type, darray_t *out) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (out == NULL)
+    return darray__err(msg, DARRAY_ENULL, "a (the output handle) is NULL");
+  *out = NULL;
+  int rc = check_comm(comm, msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc; /* no usable communicator: nothing to agree over */
+  rc = check_shape(ndims, gsizes, type, msg);
+  uint64_t h = darray__hash(0, &ndims, sizeof ndims);
+  if (rc == DARRAY_SUCCESS)
+    h = darray__hash(h, gsizes, sizeof(int64_t) * (size_t)ndims);
+  h = darray__hash(h, &type, sizeof type);
+  darray_t a = rc == DARRAY_SUCCESS ? calloc(1, sizeof *a) : NULL;
+  if (rc == DARRAY_SUCCESS && a == NULL)
+    rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
+  int64_t hv = (int64_t)h;
+  rc = darray__agree_check(comm, rc, msg, &hv, 1, NULL);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(msg, rc, "darray_create: processes passed different ndims, "
+                         "gsizes or type");
+  if (rc == DARRAY_SUCCESS && MPI_Comm_dup(comm, &a->comm) != MPI_SUCCESS)
+    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+  if (rc != DARRAY_SUCCESS) {
+    free(a);
+    return rc;
+  }
+  MPI_Comm_set_errhandler(a->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(a->comm, &a->rank);
+  MPI_Comm_size(a->comm, &a->nprocs);
+  set_defaults(a, ndims, gsizes, type);
+  *out = a;
+  return DARRAY_SUCCESS;
+}
+
+int darray_free(darray_t *pa) {
+  if (pa == NULL || *pa == NULL)
+    return DARRAY_SUCCESS;
+  darray_t a = *pa;
+  int rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  a->magic = DARRAY_MAGIC_DEAD;
+  MPI_Comm_free(&a->comm);
+  free(a->sec);
+  free(a);
+  *pa = NULL;
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_elem_size(darray_t a, int64_t size) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (a->type != DARRAY_OPAQUE)
+    return darray__err(a->errmsg, DARRAY_ETYPE,
+                       "darray_set_elem_size: the type is not DARRAY_OPAQUE");
+  if (size < 1)
+    return darray__err(a->errmsg, DARRAY_ETYPE, "size = %lld is < 1",
+                       (long long)size);
+  a->esize = size;
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_distribution(darray_t a, const darray_dist_t dist[],
+                            const int64_t dargs[]) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (dist == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "dist is NULL");
+  int nmp = 0;
+  for (int d = 0; d < a->ndims; d++) {
+    if (dist[d] < DARRAY_DIST_NONE || dist[d] > DARRAY_DIST_MULTIPARTITION)
+      return darray__err(a->errmsg, DARRAY_EDIST,
+                         "dist[%d] = %d is not a darray_dist_t", d,
+                         (int)dist[d]);
+    nmp += dist[d] == DARRAY_DIST_MULTIPARTITION;
+    int64_t k = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;
+    bool takes_arg = dist[d] == DARRAY_DIST_BLOCK ||
+                     dist[d] == DARRAY_DIST_CYCLIC;
+    if (takes_arg && k != DARRAY_DEFAULT_ARG && k < 1)
+      return darray__err(a->errmsg, DARRAY_EDIST,
+                         "dargs[%d] = %lld: a block size must be >= 1 or "
+                         "DARRAY_DEFAULT_ARG", d, (long long)k);
+  }
+  if (nmp != 0 && nmp != 3)
+    return darray__err(a->errmsg, DARRAY_EDIST,
+                       "dist: MULTIPARTITION must be given on exactly three "
+                       "dimensions (given on %d)", nmp);
+  for (int d = 0; d < a->ndims && nmp > 0; d++)
+    if (dist[d] != DARRAY_DIST_MULTIPARTITION && dist[d] != DARRAY_DIST_NONE)
+      return darray__err(a->errmsg, DARRAY_EDIST,
+                         "dist[%d]: with MULTIPARTITION every other "
+                         "dimension must be DARRAY_DIST_NONE", d);
+  for (int d = 0; d < a->ndims; d++) {
+    a->dist[d] = dist[d];
+    a->dargs[d] = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_grid(darray_t a, const int psizes[]) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (psizes == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "psizes is NULL");
+  for (int d = 0; d < a->ndims; d++)
+    if (psizes[d] < 0)
+      return darray__err(a->errmsg, DARRAY_EGRID, "psizes[%d] = %d is < 0",
+                         d, psizes[d]);
+  memcpy(a->psizes, psizes, sizeof(int) * (size_t)a->ndims);
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_storage_order(darray_t a, darray_order_t order,
+                             const int perm[]) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int p[DARRAY_MAX_DIMS];
+  if (order == DARRAY_ORDER_C || order == DARRAY_ORDER_FORTRAN) {
+    for (int i = 0; i < a->ndims; i++)
+      p[i] = order == DARRAY_ORDER_C ? i : a->ndims - 1 - i;
+  } else if (order == DARRAY_ORDER_PERM) {
+    if (perm == NULL)
+      return darray__err(a->errmsg, DARRAY_ENULL,
+                         "perm is NULL with DARRAY_ORDER_PERM");
+    bool seen[DARRAY_MAX_DIMS] = {false};
+    for (int i = 0; i < a->ndims; i++) {
+      if (perm[i] < 0 || perm[i] >= a->ndims || seen[perm[i]])
+        return darray__err(a->errmsg, DARRAY_EORDER,
+                           "perm is not a permutation of 0..%d (perm[%d] = "
+                           "%d)", a->ndims - 1, i, perm[i]);
+      seen[perm[i]] = true;
+      p[i] = perm[i];
+    }
+  } else {
+    return darray__err(a->errmsg, DARRAY_EORDER,
+                       "order = %d is not C, Fortran or PERM", (int)order);
+  }
+  a->file_order = order;
+  memcpy(a->perm, p, sizeof(int) * (size_t)a->ndims);
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_displacement(darray_t a, int64_t disp) {
+  int rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (disp < 0)
+    return darray__err(a->errmsg, DARRAY_EDISP, "disp = %lld is negative",
+                       (long long)disp);
+  a->disp = disp;
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_memory_layout(darray_t a, darray_order_t order,
+                             const int64_t ghost[], const int64_t padded[]) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (order != DARRAY_ORDER_C && order != DARRAY_ORDER_FORTRAN)
+    return darray__err(a->errmsg, DARRAY_EORDER,
+                       "order = %d: memory order must be C or Fortran",
+                       (int)order);
+  for (int d = 0; d < a->ndims; d++) {
+    if (ghost && ghost[d] < 0)
+      return darray__err(a->errmsg, DARRAY_EGHOST, "ghost[%d] = %lld is < 0",
+                         d, (long long)ghost[d]);
+    if (padded && padded[d] < 0)
+      return darray__err(a->errmsg, DARRAY_EGHOST,
+                         "padded[%d] = %lld is < 0", d, (long long)padded[d]);
+  }
+  a->mem_order = order;
+  for (int d = 0; d < a->ndims; d++) {
+    a->ghost[d] = ghost ? ghost[d] : 0;
+    a->padded[d] = padded ? padded[d] : 0;
+  }
+  return DARRAY_SUCCESS;
+}

@@ -1,0 +1,187 @@
+/*
+ * darray_commit.c - finish a description: choose the grid, check it, agree
+ * on it across processes, and derive this process's cells.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int resolve_multipartition(darray_t a) {
+  a->q = darray__dist_isqrt(a->nprocs);
+  if (a->q < 1)
+    return darray__err(a->errmsg, DARRAY_EDIST,
+                       "dist: MULTIPARTITION needs a perfect-square number of "
+                       "processes, not %d", a->nprocs);
+  for (int d = 0; d < a->ndims; d++) {
+    bool mp = a->dist[d] == DARRAY_DIST_MULTIPARTITION;
+    int want = mp ? a->q : 1;
+    if (a->psizes[d] != 0 && a->psizes[d] != want)
+      return darray__err(a->errmsg, DARRAY_EGRID,
+                         "psizes[%d] = %d: a MULTIPARTITION grid has %d "
+                         "there", d, a->psizes[d], want);
+    a->psizes[d] = want;
+    a->block[d] = a->gsizes[d];
+    if (mp && a->gsizes[d] < a->q)
+      return darray__err(a->errmsg, DARRAY_EDIST,
+                         "gsizes[%d] = %lld is smaller than q = %d: "
+                         "MULTIPARTITION cells would be empty", d,
+                         (long long)a->gsizes[d], a->q);
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int resolve_grid(darray_t a) {
+  int64_t fixed = 1;
+  bool any_free = false;
+  for (int d = 0; d < a->ndims; d++) {
+    if (a->dist[d] == DARRAY_DIST_NONE) {
+      if (a->psizes[d] > 1)
+        return darray__err(a->errmsg, DARRAY_EGRID,
+                           "psizes[%d] = %d but dimension %d is not "
+                           "distributed (DARRAY_DIST_NONE)", d, a->psizes[d],
+                           d);
+      a->psizes[d] = 1;
+    }
+    if (a->psizes[d] == 0)
+      any_free = true;
+    else
+      fixed *= a->psizes[d];
+    if (fixed > a->nprocs)
+      break;
+  }
+  if (fixed > a->nprocs || a->nprocs % fixed != 0 ||
+      (!any_free && fixed != a->nprocs))
+    return darray__err(a->errmsg, DARRAY_EGRID,
+                       "psizes: the grid does not fit %d processes",
+                       a->nprocs);
+  if (any_free &&
+      MPI_Dims_create(a->nprocs, a->ndims, a->psizes) != MPI_SUCCESS)
+    return darray__err(a->errmsg, DARRAY_EGRID,
+                       "MPI_Dims_create could not complete the grid");
+  return DARRAY_SUCCESS;
+}
+
+static int resolve_blocks(darray_t a) {
+  for (int d = 0; d < a->ndims; d++) {
+    int64_t n = a->gsizes[d], p = a->psizes[d], k = a->dargs[d];
+    switch (a->dist[d]) {
+    case DARRAY_DIST_BLOCK:
+      a->block[d] = k > 0 ? k : (n + p - 1) / p;
+      if (a->block[d] > n)
+        a->block[d] = n; /* larger blocks mean the same ownership */
+      if (a->block[d] * p < n)
+        return darray__err(a->errmsg, DARRAY_EDIST,
+                           "dargs[%d] = %lld: BLOCK(%lld) over %lld processes "
+                           "covers only %lld of %lld indices", d,
+                           (long long)k, (long long)k, (long long)p,
+                           (long long)(k * p), (long long)n);
+      break;
+    case DARRAY_DIST_CYCLIC:
+      a->block[d] = k > 0 ? (k < n ? k : n) : 1;
+      break;
+    default:
+      a->block[d] = n;
+      break;
+    }
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int resolve_file(darray_t a) {
+  if (a->esize < 1)
+    return darray__err(a->errmsg, DARRAY_ETYPE,
+                       "DARRAY_OPAQUE type without darray_set_elem_size()");
+  int64_t s = a->esize;
+  for (int i = a->ndims - 1; i >= 0; i--) {
+    int d = a->perm[i];
+    a->fstride[d] = s;
+    if (!darray__mul_ok(s, a->gsizes[d], &s))
+      return darray__err(a->errmsg, DARRAY_ESIZE,
+                         "the array's size in bytes overflows 64 bits");
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int resolve_local(darray_t a) {
+  int rc = darray__dist_sections(a, a->rank, &a->sec, &a->nsec);
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(a->errmsg, rc, "the local buffer size overflows");
+  a->local_count = 0;
+  a->local_bytes = 0;
+  for (int c = 0; c < a->nsec; c++) {
+    int64_t n = 1;
+    for (int d = 0; d < a->ndims; d++) {
+      int64_t len = darray__dist_set_size(&a->sec[c].set[d]);
+      if (len > 0 && a->padded[d] > 0 && a->padded[d] < len + 2 * a->ghost[d])
+        return darray__err(a->errmsg, DARRAY_EGHOST,
+                           "padded[%d] = %lld is smaller than the local "
+                           "extent %lld plus 2 * ghost[%d] = %lld", d,
+                           (long long)a->padded[d], (long long)len, d,
+                           (long long)(2 * a->ghost[d]));
+      n *= len;
+    }
+    a->local_count += n;
+    a->local_bytes += a->sec[c].alloc_bytes;
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* Hashes of the parts of a description that every process must share. */
+enum { PART_SHAPE, PART_DIST, PART_GRID, PART_ORDER, NPARTS };
+static const char *const part_names[NPARTS] = {
+    "gsizes/type/element size", "distribution (dist/dargs)",
+    "process grid (psizes)", "storage order"};
+
+static void description_hash(const darray_t a, int64_t h[NPARTS]) {
+  size_t n = (size_t)a->ndims;
+  uint64_t x = darray__hash(0, a->gsizes, n * sizeof(int64_t));
+  x = darray__hash(x, &a->type, sizeof a->type);
+  h[PART_SHAPE] = (int64_t)darray__hash(x, &a->esize, sizeof a->esize);
+  x = darray__hash(0, a->dist, n * sizeof a->dist[0]);
+  h[PART_DIST] = (int64_t)darray__hash(x, a->dargs, n * sizeof(int64_t));
+  h[PART_GRID] = (int64_t)darray__hash(0, a->psizes, n * sizeof(int));
+  x = darray__hash(0, &a->file_order, sizeof a->file_order);
+  h[PART_ORDER] = (int64_t)darray__hash(x, a->perm, n * sizeof(int));
+}
+
+int darray_commit(darray_t a) {
+  int rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (a->committed)
+    return darray__err(a->errmsg, DARRAY_ESTATE, "the array is already "
+                                                 "committed");
+  int64_t h[NPARTS];
+  description_hash(a, h); /* before the grid is filled in */
+  bool mp = false;
+  for (int d = 0; d < a->ndims; d++)
+    mp |= a->dist[d] == DARRAY_DIST_MULTIPARTITION;
+  int save_psizes[DARRAY_MAX_DIMS];
+  memcpy(save_psizes, a->psizes, sizeof save_psizes);
+  rc = mp ? resolve_multipartition(a) : resolve_grid(a);
+  if (rc == DARRAY_SUCCESS && !mp)
+    rc = resolve_blocks(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = resolve_file(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = resolve_local(a);
+  int bad = -1;
+  rc = darray__agree_check(a->comm, rc, a->errmsg, h, NPARTS, &bad);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(a->errmsg, rc, "darray_commit: processes passed different %s",
+                part_names[bad]);
+  if (rc != DARRAY_SUCCESS) {
+    free(a->sec);
+    a->sec = NULL;
+    a->nsec = 0;
+    a->q = 0;
+    memcpy(a->psizes, save_psizes, sizeof save_psizes);
+    return rc;
+  }
+  if (!mp)
+    darray__dist_coords(a->ndims, a->psizes, a->rank, a->coords);
+  a->desc_hash = (int64_t)darray__hash(0, h, sizeof h);
+  a->committed = true;
+  return DARRAY_SUCCESS;
+}

@@ -1,0 +1,251 @@
+/*
+ * darray_file.c - files: open, close, sync, and the collective read and
+ * write entry points that validate, agree, and dispatch to a strategy.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int file_check(darray_file_t f) {
+  if (f == NULL)
+    return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
+                       "file handle is NULL");
+  if (f->magic != DARRAY_MAGIC_FILE)
+    return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
+                       "file handle is not live (closed or corrupt)");
+  f->errmsg[0] = '\0';
+  return DARRAY_SUCCESS;
+}
+
+static int check_mode(int mode, char *msg) {
+  int known = DARRAY_MODE_RDONLY | DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
+              DARRAY_MODE_TRUNC;
+  bool ro = mode & DARRAY_MODE_RDONLY, rw = mode & DARRAY_MODE_RDWR;
+  if ((mode & ~known) != 0 || ro == rw)
+    return darray__err(msg, DARRAY_EMODE,
+                       "mode = %d: give exactly one of DARRAY_MODE_RDONLY and "
+                       "DARRAY_MODE_RDWR, optionally with CREATE and TRUNC",
+                       mode);
+  if (ro && (mode & (DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC)))
+    return darray__err(msg, DARRAY_EMODE,
+                       "mode: CREATE and TRUNC need DARRAY_MODE_RDWR");
+  return DARRAY_SUCCESS;
+}
+
+static int load_hints(darray_hints_t *h, MPI_Info info, char *msg) {
+  darray__hints_default(h);
+  int rc = darray__hints_from_info(h, info, msg, DARRAY_ERRMSG_LEN);
+  const char *env = getenv("DARRAYIO_HINTS");
+  if (rc == DARRAY_SUCCESS && env != NULL)
+    rc = darray__hints_parse_string(h, env, msg, DARRAY_ERRMSG_LEN);
+  return rc;
+}
+
+/* Local checks of darray_file_open's arguments; fills f's hints. */
+static int open_args(darray_file_t f, const char *path, int mode,
+                     MPI_Info info, char *msg) {
+  if (path == NULL)
+    return darray__err(msg, DARRAY_ENULL, "path is NULL");
+  int rc = check_mode(mode, msg);
+  if (rc == DARRAY_SUCCESS && f == NULL)
+    rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
+  if (rc == DARRAY_SUCCESS)
+    rc = load_hints(&f->hints, info, msg);
+  return rc;
+}
+
+int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
+                     darray_file_t *out) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (out == NULL)
+    return darray__err(msg, DARRAY_ENULL, "f (the output handle) is NULL");
+  *out = NULL;
+  int inter = 0;
+  if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != 0 ||
+      inter)
+    return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL, invalid or "
+                                          "an intercommunicator");
+  darray_file_t f = calloc(1, sizeof *f);
+  int rc = open_args(f, path, mode, info, msg);
+  int64_t h[3] = {0, mode, 0};
+  if (path != NULL)
+    h[0] = (int64_t)darray__hash(0, path, strlen(path));
+  if (f != NULL)
+    h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
+  int bad = -1;
+  rc = darray__agree_check(comm, rc, msg, h, 3, &bad);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(msg, rc, "darray_file_open: processes passed different %s",
+                bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
+  if (rc == DARRAY_SUCCESS && MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
+    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+  if (rc != DARRAY_SUCCESS) {
+    free(f);
+    return rc;
+  }
+  MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(f->comm, &f->rank);
+  MPI_Comm_size(f->comm, &f->nprocs);
+  f->mode = mode;
+  f->io.ops = darray__io_backend(f->hints.backend);
+  f->io.fd = -1;
+  f->io.fh = MPI_FILE_NULL;
+  rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
+                       DARRAY_ERRMSG_LEN);
+  rc = darray__agree(f->comm, rc, msg);
+  if (rc != DARRAY_SUCCESS) {
+    f->io.ops->close(&f->io);
+    MPI_Comm_free(&f->comm);
+    free(f);
+    return rc;
+  }
+  f->magic = DARRAY_MAGIC_FILE;
+  *out = f;
+  return DARRAY_SUCCESS;
+}
+
+int darray_file_close(darray_file_t *pf) {
+  if (pf == NULL || *pf == NULL)
+    return DARRAY_SUCCESS;
+  darray_file_t f = *pf;
+  int rc = file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  rc = f->io.ops->close(&f->io);
+  rc = darray__agree(f->comm, rc, darray__errbuf_nohandle());
+  f->magic = DARRAY_MAGIC_DEAD;
+  MPI_Comm_free(&f->comm);
+  free(f);
+  *pf = NULL;
+  return rc;
+}
+
+int darray_file_sync(darray_file_t f) {
+  int rc = file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  rc = f->io.ops->sync(&f->io);
+  return darray__agree(f->comm, rc, f->errmsg);
+}
+
+/* Local checks of a read/write call. */
+static int xfer_args(darray_file_t f, darray_t a, const void *buf,
+                     bool write) {
+  int cmp = MPI_UNEQUAL;
+  if (!a->committed)
+    return darray__err(f->errmsg, DARRAY_ESTATE,
+                       "a: the array is not committed");
+  MPI_Comm_compare(f->comm, a->comm, &cmp);
+  if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
+    return darray__err(f->errmsg, DARRAY_ECOMM,
+                       "the file's and the array's communicators differ");
+  if (write && !(f->mode & DARRAY_MODE_RDWR))
+    return darray__err(f->errmsg, DARRAY_EMODE,
+                       "f: the file was opened read-only");
+  if (buf == NULL && a->local_count > 0)
+    return darray__err(f->errmsg, DARRAY_ENULL,
+                       "buf is NULL but this process owns %lld elements",
+                       (long long)a->local_count);
+  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  if (!darray__add_ok(a->disp, bytes, &end))
+    return darray__err(f->errmsg, DARRAY_ESIZE,
+                       "displacement + array bytes overflows 64 bits");
+  return DARRAY_SUCCESS;
+}
+
+static int xfer(darray_file_t f, darray_t a, void *buf, bool write) {
+  int rc = file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc; /* no usable handle: cannot agree (documented) */
+  xfer_t x = {f, a, buf, write, f->errmsg, DARRAY_ERRMSG_LEN, NULL};
+  const strategy_t *s = &darray__strategy_direct;
+  rc = xfer_args(f, a, buf, write);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__plan_choose(&x, &s);
+  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
+    rc = s->prepare(&x);
+  /* one agreement covers the arguments, the descriptions, the plan and
+   * the strategy's preparation */
+  int64_t vals[3] = {a->desc_hash, a->disp,
+                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
+  int bad = -1;
+  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(f->errmsg, rc, "%s: processes passed different %s",
+                write ? "darray_write" : "darray_read",
+                bad == 0 ? "array descriptions"
+                         : bad == 1 ? "displacements" : "hints");
+  if (rc != DARRAY_SUCCESS) { /* agreed: nobody moves a byte */
+    if (s->finish != NULL)
+      s->finish(&x);
+    return rc;
+  }
+  f->io.err_errno = 0;
+  rc = s->run(&x);
+  if (s->finish != NULL)
+    s->finish(&x);
+  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
+    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
+                write ? "darray_write" : "darray_read", s->name,
+                f->io.ops->name, darray_strerror(rc),
+                f->io.err_errno ? ": " : "",
+                f->io.err_errno ? strerror(f->io.err_errno) : "");
+  f->stats.calls++;
+  return darray__agree(f->comm, rc, f->errmsg);
+}
+
+int darray_write(darray_file_t f, darray_t a, const void *buf) {
+  return xfer(f, a, (void *)buf, true);
+}
+
+int darray_read(darray_file_t f, darray_t a, void *buf) {
+  return xfer(f, a, buf, false);
+}
+
+int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
+  int rc = file_check(f);
+  if (rc == DARRAY_SUCCESS && stats == NULL)
+    rc = darray__err(f->errmsg, DARRAY_ENULL, "stats is NULL");
+  if (rc == DARRAY_SUCCESS)
+    *stats = f->stats;
+  return rc;
+}
+
+int darray_file_reset_stats(darray_file_t f) {
+  int rc = file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    memset(&f->stats, 0, sizeof f->stats);
+  return rc;
+}
+
+int darray_file_get_hint(darray_file_t f, const char *key, char *value,
+                         int len) {
+  int rc = file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (key == NULL || value == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "%s is NULL",
+                       key == NULL ? "key" : "value");
+  rc = darray__hints_get(&f->hints, key, value, len > 0 ? (size_t)len : 0);
+  if (rc == DARRAY_EHINT)
+    darray__err(f->errmsg, rc, "key '%s' is not a darrayio hint", key);
+  else if (rc != DARRAY_SUCCESS)
+    darray__err(f->errmsg, rc, "len = %d is too small for the value", len);
+  return rc;
+}
+
+const char *darray_file_errmsg(darray_file_t f) {
+  if (f == NULL || f->magic != DARRAY_MAGIC_FILE)
+    return darray__errbuf_nohandle();
+  return f->errmsg;
+}
+
+const char *darray_errmsg(darray_t a) {
+  if (a == NULL || a->magic != DARRAY_MAGIC_ARRAY)
+    return darray__errbuf_nohandle();
+  return a->errmsg;
+}

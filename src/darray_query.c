@@ -1,0 +1,236 @@
+/*
+ * darray_query.c - local questions about a committed array: shapes, sizes,
+ * owners and offsets. All computed from the distribution formulas.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int check_committed(darray_t a) {
+  int rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS && !a->committed)
+    rc = darray__err(a->errmsg, DARRAY_ESTATE, "the array is not committed "
+                                               "(call darray_commit first)");
+  return rc;
+}
+
+static int check_cell(darray_t a, int cell) {
+  int n = a->nsec > 0 ? a->nsec : 1;
+  if (cell < 0 || cell >= n)
+    return darray__err(a->errmsg, DARRAY_EINDEX,
+                       "cell = %d is not in [0, %d)", cell, n);
+  return DARRAY_SUCCESS;
+}
+
+static int check_gidx(darray_t a, const int64_t gidx[]) {
+  if (gidx == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "gidx is NULL");
+  for (int d = 0; d < a->ndims; d++)
+    if (gidx[d] < 0 || gidx[d] >= a->gsizes[d])
+      return darray__err(a->errmsg, DARRAY_EINDEX,
+                         "gidx[%d] = %lld is not in [0, %lld)", d,
+                         (long long)gidx[d], (long long)a->gsizes[d]);
+  return DARRAY_SUCCESS;
+}
+
+int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]) {
+  int rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (ndims)
+    *ndims = a->ndims;
+  if (gsizes)
+    memcpy(gsizes, a->gsizes, sizeof(int64_t) * (size_t)a->ndims);
+  return DARRAY_SUCCESS;
+}
+
+int darray_elem_size(darray_t a, int64_t *size) {
+  int rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (size == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "size is NULL");
+  if (a->esize < 1)
+    return darray__err(a->errmsg, DARRAY_ETYPE,
+                       "DARRAY_OPAQUE type without darray_set_elem_size()");
+  *size = a->esize;
+  return DARRAY_SUCCESS;
+}
+
+int darray_grid(darray_t a, int psizes[]) {
+  int rc = check_committed(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (psizes == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "psizes is NULL");
+  memcpy(psizes, a->psizes, sizeof(int) * (size_t)a->ndims);
+  return DARRAY_SUCCESS;
+}
+
+int darray_num_cells(darray_t a, int *ncells) {
+  int rc = check_committed(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (ncells == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "ncells is NULL");
+  *ncells = a->q > 0 ? a->q : (a->local_count > 0 ? 1 : 0);
+  return DARRAY_SUCCESS;
+}
+
+/* Shared body of local_shape and local_start. */
+static int cell_query(darray_t a, int cell, int64_t out[], bool start) {
+  int rc = check_committed(a);
+  if (rc == DARRAY_SUCCESS && out == NULL)
+    rc = darray__err(a->errmsg, DARRAY_ENULL, start ? "start is NULL"
+                                                    : "lshape is NULL");
+  if (rc == DARRAY_SUCCESS)
+    rc = check_cell(a, cell);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  for (int d = 0; d < a->ndims; d++) {
+    const dist_set_t *s = &a->sec[cell].set[d];
+    if (a->local_count == 0)
+      out[d] = 0;
+    else
+      out[d] = start ? s->first : darray__dist_set_size(s);
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray_local_shape(darray_t a, int cell, int64_t lshape[]) {
+  return cell_query(a, cell, lshape, false);
+}
+
+int darray_local_start(darray_t a, int cell, int64_t start[]) {
+  return cell_query(a, cell, start, true);
+}
+
+int darray_local_count(darray_t a, int64_t *count) {
+  int rc = check_committed(a);
+  if (rc == DARRAY_SUCCESS && count == NULL)
+    rc = darray__err(a->errmsg, DARRAY_ENULL, "count is NULL");
+  if (rc == DARRAY_SUCCESS)
+    *count = a->local_count;
+  return rc;
+}
+
+int darray_local_bytes(darray_t a, int64_t *bytes) {
+  int rc = check_committed(a);
+  if (rc == DARRAY_SUCCESS && bytes == NULL)
+    rc = darray__err(a->errmsg, DARRAY_ENULL, "bytes is NULL");
+  if (rc == DARRAY_SUCCESS)
+    *bytes = a->local_bytes;
+  return rc;
+}
+
+/* Owner, cell and interior index of a global index (checked in range). */
+static void owner_of(darray_t a, const int64_t gidx[], int *rank, int *cell,
+                     int64_t lidx[]) {
+  if (a->q > 0) {
+    int xyz[3], m = 0;
+    for (int d = 0; d < a->ndims; d++) {
+      lidx[d] = gidx[d];
+      if (a->dist[d] != DARRAY_DIST_MULTIPARTITION)
+        continue;
+      int s = darray__dist_mp_slab_of(a->gsizes[d], a->q, gidx[d]);
+      int64_t start, len;
+      darray__dist_mp_slab(a->gsizes[d], a->q, s, &start, &len);
+      lidx[d] = gidx[d] - start;
+      xyz[m++] = s;
+    }
+    darray__dist_mp_owner(a->q, xyz, rank, cell);
+    return;
+  }
+  int r = 0;
+  for (int d = 0; d < a->ndims; d++) {
+    int c;
+    darray__dist_owner_blockcyclic(gidx[d], a->psizes[d], a->block[d],
+                                   a->dist[d] == DARRAY_DIST_CYCLIC, &c,
+                                   &lidx[d]);
+    r = r * a->psizes[d] + c;
+  }
+  *rank = r;
+  *cell = 0;
+}
+
+/* Byte offset of interior index lidx of a rank's cell in its buffer. */
+static int local_offset(darray_t a, int rank, int cell, const int64_t lidx[],
+                        int64_t *offset) {
+  section_t *sec = a->sec;
+  int nsec = a->nsec;
+  if (rank != a->rank &&
+      darray__dist_sections(a, rank, &sec, &nsec) != DARRAY_SUCCESS)
+    return darray__err(a->errmsg, DARRAY_ENOMEM, "out of memory");
+  int64_t off = sec[cell].mem_base;
+  for (int d = 0; d < a->ndims; d++)
+    off += lidx[d] * sec[cell].mem_stride[d];
+  if (sec != a->sec)
+    free(sec);
+  *offset = off;
+  return DARRAY_SUCCESS;
+}
+
+int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
+                  int64_t lidx[], int64_t *offset) {
+  int rc = check_committed(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = check_gidx(a, gidx);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int r, c;
+  int64_t l[DARRAY_MAX_DIMS];
+  owner_of(a, gidx, &r, &c, l);
+  if (rank)
+    *rank = r;
+  if (cell)
+    *cell = c;
+  if (lidx)
+    memcpy(lidx, l, sizeof(int64_t) * (size_t)a->ndims);
+  return offset ? local_offset(a, r, c, l, offset) : DARRAY_SUCCESS;
+}
+
+int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
+                        int64_t gidx[]) {
+  int rc = check_committed(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (lidx == NULL || gidx == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "%s is NULL",
+                       lidx == NULL ? "lidx" : "gidx");
+  if (rank < 0 || rank >= a->nprocs)
+    return darray__err(a->errmsg, DARRAY_EINDEX,
+                       "rank = %d is not in [0, %d)", rank, a->nprocs);
+  if (check_cell(a, cell) != DARRAY_SUCCESS)
+    return DARRAY_EINDEX;
+  section_t *sec;
+  int nsec;
+  if (darray__dist_sections(a, rank, &sec, &nsec) != DARRAY_SUCCESS)
+    return darray__err(a->errmsg, DARRAY_ENOMEM, "out of memory");
+  for (int d = 0; d < a->ndims && rc == DARRAY_SUCCESS; d++) {
+    int64_t n = darray__dist_set_size(&sec[cell].set[d]);
+    if (lidx[d] < 0 || lidx[d] >= n)
+      rc = darray__err(a->errmsg, DARRAY_EINDEX,
+                       "lidx[%d] = %lld is not in [0, %lld) on rank %d", d,
+                       (long long)lidx[d], (long long)n, rank);
+    else
+      gidx[d] = darray__dist_set_global(&sec[cell].set[d], lidx[d]);
+  }
+  free(sec);
+  return rc;
+}
+
+int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset) {
+  int rc = check_committed(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = check_gidx(a, gidx);
+  if (rc == DARRAY_SUCCESS && offset == NULL)
+    rc = darray__err(a->errmsg, DARRAY_ENULL, "offset is NULL");
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int64_t off = a->disp;
+  for (int d = 0; d < a->ndims; d++)
+    off += gidx[d] * a->fstride[d];
+  *offset = off;
+  return DARRAY_SUCCESS;
+}

@@ -1,0 +1,103 @@
+/*
+ * error.c - status codes, messages, and the collective agreement on a result.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *darray_strerror(int code) {
+#define DARRAY__TEXT_CASE(name, value, text)                                   \
+  case value:                                                                  \
+    return text;
+  switch (code) { DARRAY_ERROR_TABLE(DARRAY__TEXT_CASE) }
+#undef DARRAY__TEXT_CASE
+  return "unknown error code";
+}
+
+const char *darray_err_name(int code) {
+#define DARRAY__NAME_CASE(name, value, text)                                   \
+  case value:                                                                  \
+    return #name;
+  switch (code) { DARRAY_ERROR_TABLE(DARRAY__NAME_CASE) }
+#undef DARRAY__NAME_CASE
+  return "DARRAY_EUNKNOWN";
+}
+
+char *darray__errbuf_nohandle(void) {
+  static _Thread_local char buf[DARRAY_ERRMSG_LEN];
+  return buf;
+}
+
+int darray__err(char *buf, int code, const char *fmt, ...) {
+  if (buf == NULL)
+    return code;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, DARRAY_ERRMSG_LEN, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+/*
+ * One MPI_Allreduce(MAX) carries both the result and a consistency check:
+ * element 0 encodes (-code, rank) so that the most negative code wins and,
+ * among equal codes, the lowest rank; then come the values and their
+ * bitwise complements, whose maxima give each value's maximum and minimum.
+ */
+int darray__agree_check(MPI_Comm comm, int code, char *msg,
+                        const int64_t *vals, int n, int *bad) {
+  enum { MAXV = 32 };
+  int64_t in[1 + 2 * MAXV], out[1 + 2 * MAXV];
+  int rank;
+  if (n > MAXV)
+    n = MAXV;
+  MPI_Comm_rank(comm, &rank);
+  in[0] = ((int64_t)(-code) << 32) | (int64_t)(INT32_MAX - rank);
+  for (int i = 0; i < n; i++) {
+    in[1 + i] = vals[i];
+    in[1 + n + i] = ~vals[i];
+  }
+  if (MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm) !=
+      MPI_SUCCESS)
+    return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
+                                         "agreeing on the result");
+  int agreed = (int)-(out[0] >> 32);
+  int who = INT32_MAX - (int)(out[0] & 0xffffffff);
+  if (agreed != DARRAY_SUCCESS) {
+    if (code == DARRAY_SUCCESS)
+      darray__err(msg, agreed, "failed on rank %d: %s", who,
+                  darray_strerror(agreed));
+    return agreed;
+  }
+  for (int i = 0; i < n; i++)
+    if (out[1 + i] != ~out[1 + n + i]) {
+      if (bad != NULL)
+        *bad = i;
+      return DARRAY_EINCONSISTENT;
+    }
+  return DARRAY_SUCCESS;
+}
+
+int darray__agree(MPI_Comm comm, int code, char *msg) {
+  return darray__agree_check(comm, code, msg, NULL, 0, NULL);
+}
+
+uint64_t darray__hash(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  if (h == 0)
+    h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= c[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool darray__mul_ok(int64_t a, int64_t b, int64_t *r) {
+  return !__builtin_mul_overflow(a, b, r);
+}
+
+bool darray__add_ok(int64_t a, int64_t b, int64_t *r) {
+  return !__builtin_add_overflow(a, b, r);
+}

@@ -1,0 +1,195 @@
+/*
+ * hints.c - the typed hint table: defaults, MPI_Info, DARRAYIO_HINTS.
+ *
+ * One table drives parsing, printing and validation. Names follow ROMIO's
+ * where the meaning is the same, so users bring their habits with them.
+ */
+#include "internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { H_SIZE, H_ENUM } hint_kind_t;
+
+static const char *const backend_names[] = {"posix", "mpiio", NULL};
+static const char *const strategy_names[] = {"auto", "direct", "twophase",
+                                             NULL};
+static const char *const tri_names[] = {"automatic", "enable", "disable",
+                                        NULL};
+
+typedef struct hint_def {
+  const char *key;
+  hint_kind_t kind;
+  size_t offset;
+  int64_t min, max;          /* H_SIZE */
+  const char *const *names; /* H_ENUM: value i is names[i] */
+} hint_def_t;
+
+#define SZ(k, field, lo, hi)                                                   \
+  { k, H_SIZE, offsetof(darray_hints_t, field), lo, hi, NULL }
+#define EN(k, field, names)                                                    \
+  { k, H_ENUM, offsetof(darray_hints_t, field), 0, 0, names }
+
+static const hint_def_t hint_table[] = {
+    EN("darray_backend", backend, backend_names),
+    EN("darray_strategy", strategy, strategy_names),
+    SZ("ind_rd_buffer_size", ind_rd_buffer_size, 1, INT64_C(1) << 40),
+    SZ("ind_wr_buffer_size", ind_wr_buffer_size, 1, INT64_C(1) << 40),
+    SZ("cb_buffer_size", cb_buffer_size, 1, INT64_C(1) << 30),
+    SZ("cb_nodes", cb_nodes, 0, INT32_MAX),
+    SZ("striping_unit", striping_unit, 0, INT64_C(1) << 40),
+    SZ("striping_factor", striping_factor, 0, INT32_MAX),
+    EN("romio_ds_read", ds_read, tri_names),
+    EN("romio_ds_write", ds_write, tri_names),
+    EN("romio_cb_read", cb_read, tri_names),
+    EN("romio_cb_write", cb_write, tri_names),
+};
+#define NHINTS (sizeof hint_table / sizeof hint_table[0])
+
+void darray__hints_default(darray_hints_t *h) {
+  memset(h, 0, sizeof *h);
+  h->backend = DARRAY_BACKEND_POSIX;
+  h->strategy = DARRAY_STRATEGY_AUTO;
+  h->ind_rd_buffer_size = INT64_C(4) << 20;
+  h->ind_wr_buffer_size = INT64_C(512) << 10;
+  h->cb_buffer_size = INT64_C(16) << 20;
+  h->cb_nodes = 0; /* 0: chosen by the collective strategy */
+  h->ds_read = h->ds_write = DARRAY_TRI_AUTO;
+  h->cb_read = h->cb_write = DARRAY_TRI_AUTO;
+}
+
+static const hint_def_t *find_hint(const char *key) {
+  for (size_t i = 0; i < NHINTS; i++)
+    if (strcmp(hint_table[i].key, key) == 0)
+      return &hint_table[i];
+  return NULL;
+}
+
+/* A non-negative integer with an optional k, m or g suffix (powers of 2). */
+static bool parse_size(const char *v, int64_t *out) {
+  if (!isdigit((unsigned char)*v))
+    return false;
+  errno = 0;
+  char *end;
+  unsigned long long x = strtoull(v, &end, 10);
+  if (errno != 0 || x > INT64_MAX)
+    return false;
+  int shift = 0;
+  switch (tolower((unsigned char)*end)) {
+  case 'k': shift = 10; end++; break;
+  case 'm': shift = 20; end++; break;
+  case 'g': shift = 30; end++; break;
+  default: break;
+  }
+  if (*end != '\0' || x > (unsigned long long)(INT64_MAX >> shift))
+    return false;
+  *out = (int64_t)(x << shift);
+  return true;
+}
+
+static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
+                    char *msg, size_t msglen) {
+  char *field = (char *)h + def->offset;
+  if (def->kind == H_ENUM) {
+    for (int i = 0; def->names[i] != NULL; i++)
+      if (strcmp(def->names[i], v) == 0) {
+        *(int *)field = i;
+        return DARRAY_SUCCESS;
+      }
+    snprintf(msg, msglen, "hint %s: value '%s' is not one of", def->key, v);
+    for (int i = 0; def->names[i] != NULL; i++) {
+      size_t l = strlen(msg);
+      snprintf(msg + l, msglen - l, "%s %s", i ? "," : "", def->names[i]);
+    }
+    return DARRAY_EHINT;
+  }
+  int64_t x;
+  if (!parse_size(v, &x) || x < def->min || x > def->max) {
+    snprintf(msg, msglen,
+             "hint %s: value '%s' is not an integer in [%" PRId64 ", %" PRId64
+             "] (suffixes k, m, g allowed)",
+             def->key, v, def->min, def->max);
+    return DARRAY_EHINT;
+  }
+  *(int64_t *)field = x;
+  return DARRAY_SUCCESS;
+}
+
+static char *trim(char *s) {
+  while (isspace((unsigned char)*s))
+    s++;
+  char *e = s + strlen(s);
+  while (e > s && isspace((unsigned char)e[-1]))
+    *--e = '\0';
+  return s;
+}
+
+int darray__hints_parse_string(darray_hints_t *h, const char *s, char *msg,
+                               size_t msglen) {
+  char *copy = strdup(s);
+  if (copy == NULL)
+    return DARRAY_ENOMEM;
+  int rc = DARRAY_SUCCESS;
+  char *save = NULL;
+  for (char *tok = strtok_r(copy, ";", &save); tok && rc == DARRAY_SUCCESS;
+       tok = strtok_r(NULL, ";", &save)) {
+    char *item = trim(tok);
+    if (*item == '\0')
+      continue;
+    char *eq = strchr(item, '=');
+    if (eq == NULL) {
+      snprintf(msg, msglen, "DARRAYIO_HINTS: '%s' is not key=value", item);
+      rc = DARRAY_EHINT;
+      break;
+    }
+    *eq = '\0';
+    char *key = trim(item), *val = trim(eq + 1);
+    const hint_def_t *def = find_hint(key);
+    if (def == NULL) {
+      snprintf(msg, msglen, "DARRAYIO_HINTS: unknown hint '%s'", key);
+      rc = DARRAY_EHINT;
+    } else {
+      rc = set_hint(h, def, val, msg, msglen);
+    }
+  }
+  free(copy);
+  return rc;
+}
+
+int darray__hints_from_info(darray_hints_t *h, MPI_Info info, char *msg,
+                            size_t msglen) {
+  if (info == MPI_INFO_NULL)
+    return DARRAY_SUCCESS;
+  char val[MPI_MAX_INFO_VAL + 1];
+  for (size_t i = 0; i < NHINTS; i++) {
+    int flag = 0;
+    if (MPI_Info_get(info, hint_table[i].key, MPI_MAX_INFO_VAL, val, &flag) !=
+        MPI_SUCCESS)
+      return DARRAY_EMPI;
+    if (!flag)
+      continue;
+    int rc = set_hint(h, &hint_table[i], trim(val), msg, msglen);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray__hints_get(const darray_hints_t *h, const char *key, char *value,
+                      size_t len) {
+  const hint_def_t *def = find_hint(key);
+  if (def == NULL)
+    return DARRAY_EHINT;
+  const char *field = (const char *)h + def->offset;
+  int n;
+  if (def->kind == H_ENUM)
+    n = snprintf(value, len, "%s", def->names[*(const int *)field]);
+  else
+    n = snprintf(value, len, "%" PRId64, *(const int64_t *)field);
+  return n < 0 || (size_t)n >= len ? DARRAY_EINVAL : DARRAY_SUCCESS;
+}

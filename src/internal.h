@@ -1,0 +1,365 @@
+/*
+ * internal.h - shared internal declarations of darrayio.
+ *
+ * Naming: public symbols are darray_*, internal ones shared between files are
+ * darray__<room>_*, everything else is static. Internal symbols have hidden
+ * visibility in the shared library.
+ */
+#ifndef DARRAYIO_INTERNAL_H
+#define DARRAYIO_INTERNAL_H
+
+#include "darrayio.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
+#define DARRAY_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define DARRAY_HIDDEN
+#endif
+
+#define DARRAY_MAGIC_ARRAY 0x44415252u /* "DARR" */
+#define DARRAY_MAGIC_FILE 0x4446494cu  /* "DFIL" */
+#define DARRAY_MAGIC_DEAD 0xdeadbeefu
+
+#define DARRAY_ERRMSG_LEN 512
+
+/* ------------------------------------------------------------------------ */
+/* dist: which indices of a dimension a process owns                        */
+
+/*
+ * A block-cyclic index set of one dimension: the indices
+ *   first + j*stride + t,  0 <= j < count, 0 <= t < block,
+ * where the last block (j = count-1) holds only `last` indices (it is
+ * clipped at the end of the dimension). count == 0 means empty. A set with a
+ * single block has count == 1 and stride == block.
+ * The local index of first + j*stride + t is j*block + t.
+ */
+typedef struct dist_set {
+  int64_t first;
+  int64_t block;
+  int64_t stride;
+  int64_t count;
+  int64_t last;
+} dist_set_t;
+
+/* Number of indices in a set. */
+DARRAY_HIDDEN int64_t darray__dist_set_size(const dist_set_t *s);
+
+/* The set of indices of a dimension of size n owned by grid coordinate c of p
+ * under BLOCK(b) (cyclic = false) or CYCLIC(b) (cyclic = true); b >= 1. */
+DARRAY_HIDDEN void darray__dist_set_blockcyclic(dist_set_t *s, int64_t n,
+                                                int p, int c, int64_t b,
+                                                bool cyclic);
+
+/* A single block [start, start+len). */
+DARRAY_HIDDEN void darray__dist_set_range(dist_set_t *s, int64_t start,
+                                          int64_t len);
+
+/* Global index of local index l of a set (l < size). */
+DARRAY_HIDDEN int64_t darray__dist_set_global(const dist_set_t *s, int64_t l);
+
+/* Owner coordinate and local index of global index g under BLOCK/CYCLIC(b). */
+DARRAY_HIDDEN void darray__dist_owner_blockcyclic(int64_t g, int p, int64_t b,
+                                                  bool cyclic, int *coord,
+                                                  int64_t *local);
+
+/* Multipartition slab s of q slabs over n points. */
+DARRAY_HIDDEN void darray__dist_mp_slab(int64_t n, int q, int s,
+                                        int64_t *start, int64_t *len);
+
+/* Slab holding global index g (0 <= g < n). */
+DARRAY_HIDDEN int darray__dist_mp_slab_of(int64_t n, int q, int64_t g);
+
+/* Cell k of rank r: its (x, y, z) slab numbers. */
+DARRAY_HIDDEN void darray__dist_mp_cell(int q, int r, int k, int xyz[3]);
+
+/* Owner rank and cell number of the cell with slab numbers (x, y, z). */
+DARRAY_HIDDEN void darray__dist_mp_owner(int q, const int xyz[3], int *rank,
+                                         int *cell);
+
+/* Integer square root if p is a perfect square, else -1. */
+DARRAY_HIDDEN int darray__dist_isqrt(int p);
+
+/* ------------------------------------------------------------------------ */
+/* the array descriptor                                                     */
+
+/* One local cell: a box of per-dimension index sets, placed in the local
+ * buffer at byte offset mem_base (offset of the interior's first element),
+ * with byte strides mem_stride per local index step. */
+typedef struct section {
+  dist_set_t set[DARRAY_MAX_DIMS];
+  int64_t mem_base;
+  int64_t mem_stride[DARRAY_MAX_DIMS];
+  int64_t alloc_bytes; /* bytes of this cell's allocated box */
+} section_t;
+
+typedef struct darray_s {
+  uint32_t magic;
+  bool committed;
+  MPI_Comm comm;
+  int rank, nprocs;
+  int ndims;
+  int64_t gsizes[DARRAY_MAX_DIMS];
+  darray_type_t type;
+  int64_t esize; /* 0 until known (opaque without set_elem_size) */
+  darray_dist_t dist[DARRAY_MAX_DIMS];
+  int64_t dargs[DARRAY_MAX_DIMS];
+  int psizes[DARRAY_MAX_DIMS];
+  darray_order_t file_order;
+  int perm[DARRAY_MAX_DIMS]; /* file dims, slowest to fastest */
+  int64_t disp;
+  darray_order_t mem_order;
+  int64_t ghost[DARRAY_MAX_DIMS];
+  int64_t padded[DARRAY_MAX_DIMS]; /* 0 = tight */
+  /* derived at commit */
+  int q;                    /* multipartition: sqrt(P), else 0 */
+  int coords[DARRAY_MAX_DIMS];
+  int64_t block[DARRAY_MAX_DIMS]; /* effective block size per dim */
+  int64_t fstride[DARRAY_MAX_DIMS]; /* file byte stride per dim */
+  int nsec;
+  section_t *sec;
+  int64_t local_count;
+  int64_t local_bytes;
+  int64_t desc_hash; /* of the parts every process must share */
+  char errmsg[DARRAY_ERRMSG_LEN];
+} darray_s_t;
+
+/* Check that a is a live array handle and clear its message; on failure
+ * the message goes to the no-handle buffer. */
+DARRAY_HIDDEN int darray__array_check(struct darray_s *a);
+
+/* Build the sections of rank `rank` of array a (committed description
+ * fields must be set): allocates *sec; returns a darray code. Usable for any
+ * rank, so that a process can compute another's pattern. */
+DARRAY_HIDDEN int darray__dist_sections(const struct darray_s *a, int rank,
+                                        section_t **sec, int *nsec);
+
+/* Grid coordinates of a rank in a row-major grid. */
+DARRAY_HIDDEN void darray__dist_coords(int ndims, const int psizes[], int rank,
+                                       int coords[]);
+
+/* ------------------------------------------------------------------------ */
+/* layout: file runs of a rank, in file order                                */
+
+/* One contiguous stretch of file bytes belonging to one section. The
+ * elements of the run, in file order, are a box: dimension perm[depth] from
+ * local index l0 for `nblk` indices, then every later (faster) file dimension
+ * in full. */
+typedef struct layout_run {
+  int64_t foff;   /* absolute byte offset in the file */
+  int64_t len;    /* bytes */
+  int64_t moff;   /* byte offset of the run's first element in the buffer */
+  int sec;        /* section number */
+  int depth;      /* file-order position of the run's outermost dimension */
+  bool mem_contig; /* the run is one contiguous stretch of the buffer too */
+} layout_run_t;
+
+/* Iterator state over one section's runs. */
+typedef struct layout_secit {
+  int depth;                    /* file-order position of the run dim */
+  int64_t pos[DARRAY_MAX_DIMS]; /* local index per file-order dim < depth;
+                                   block number j at depth */
+  bool done;
+  bool mem_contig;
+} layout_secit_t;
+
+/* Iterator over all runs of a rank, merged across sections in file order. */
+typedef struct layout_iter {
+  const struct darray_s *a;
+  const section_t *sec;
+  int nsec;
+  layout_secit_t *it; /* nsec entries */
+  layout_run_t *head; /* nsec entries: next run of each section */
+} layout_iter_t;
+
+DARRAY_HIDDEN int darray__layout_iter_init(layout_iter_t *it,
+                                           const struct darray_s *a,
+                                           const section_t *sec, int nsec);
+/* Next run in file order; returns false when there is none. */
+DARRAY_HIDDEN bool darray__layout_next(layout_iter_t *it, layout_run_t *run);
+DARRAY_HIDDEN void darray__layout_iter_free(layout_iter_t *it);
+/* Whether every run of a cell is one contiguous stretch of the buffer too
+ * (true for an empty cell). */
+DARRAY_HIDDEN bool darray__layout_mem_contig(const struct darray_s *a,
+                                             const section_t *sec);
+/* Reposition on the first run that ends after file offset off (runs that
+ * start before off and end after it are included, unclipped). */
+DARRAY_HIDDEN void darray__layout_seek(layout_iter_t *it, int64_t off);
+
+/* Copy bytes [b0, b1) of a run between the user buffer and a packed buffer
+ * (to_packed: user -> packed, else packed -> user). b0 and b1 are multiples
+ * of the element size. */
+DARRAY_HIDDEN void darray__layout_copy(const struct darray_s *a,
+                                       const section_t *sec,
+                                       const layout_run_t *run, int64_t b0,
+                                       int64_t b1, char *user, char *packed,
+                                       bool to_packed);
+
+/* ------------------------------------------------------------------------ */
+/* hints                                                                    */
+
+enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
+enum {
+  DARRAY_STRATEGY_AUTO = 0,
+  DARRAY_STRATEGY_DIRECT = 1,
+  DARRAY_STRATEGY_TWOPHASE = 2
+};
+enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
+
+typedef struct darray_hints {
+  int backend;
+  int strategy;
+  int64_t ind_rd_buffer_size;
+  int64_t ind_wr_buffer_size;
+  int64_t cb_buffer_size;
+  int64_t cb_nodes;
+  int64_t striping_unit;
+  int64_t striping_factor;
+  int ds_read, ds_write, cb_read, cb_write;
+} darray_hints_t;
+
+DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
+/* Apply one "key=value;key=value" string; strict: unknown keys are errors.
+ * On error writes a message naming the key into msg. */
+DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,
+                                             char *msg, size_t msglen);
+/* Apply the known keys of an MPI_Info (unknown ones are ignored). */
+DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
+                                          char *msg, size_t msglen);
+/* Text value of a hint; returns DARRAY_EHINT for unknown keys. */
+DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
+                                    char *value, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* io: byte-transfer back ends                                              */
+
+typedef struct io_file io_file_t;
+
+typedef struct io_ops {
+  const char *name;
+  /* open on every process of comm (collective for mpiio; posix opens per
+   * process, the caller orders creation) */
+  int (*open)(io_file_t *f, MPI_Comm comm, const char *path, int mode,
+              MPI_Info info, char *msg, size_t msglen);
+  /* transfer exactly len bytes, retrying partial transfers; a read that
+   * meets end of file returns DARRAY_EEOF */
+  int (*pread)(io_file_t *f, void *buf, int64_t len, int64_t off);
+  int (*pwrite)(io_file_t *f, const void *buf, int64_t len, int64_t off);
+  int (*sync)(io_file_t *f);
+  int (*close)(io_file_t *f);
+} io_ops_t;
+
+struct io_file {
+  const io_ops_t *ops;
+  int fd;            /* posix */
+  MPI_File fh;       /* mpiio */
+  int err_errno;     /* errno of the last failure */
+  darray_stats_t *stats;
+};
+
+DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
+
+struct darray_file_s;
+/* Transfer through a file's back end, counting calls and bytes. */
+DARRAY_HIDDEN int darray__io_pread(struct darray_file_s *f, void *buf,
+                                   int64_t len, int64_t off);
+DARRAY_HIDDEN int darray__io_pwrite(struct darray_file_s *f, const void *buf,
+                                    int64_t len, int64_t off);
+/* Map an errno value to a darray code. */
+DARRAY_HIDDEN int darray__io_errno_code(int e);
+
+/* ------------------------------------------------------------------------ */
+/* file handle                                                              */
+
+typedef struct darray_file_s {
+  uint32_t magic;
+  MPI_Comm comm;
+  int rank, nprocs;
+  int mode;
+  darray_hints_t hints;
+  io_file_t io;
+  darray_stats_t stats;
+  char errmsg[DARRAY_ERRMSG_LEN];
+} darray_file_s_t;
+
+/* ------------------------------------------------------------------------ */
+/* strategies                                                               */
+
+/* Context of one read or write call on this process. */
+typedef struct xfer {
+  struct darray_file_s *f;
+  const struct darray_s *a;
+  char *buf;
+  bool write;
+  char *msg; /* where to put a detailed message */
+  size_t msglen;
+  void *state; /* the strategy's own, from prepare to finish */
+} xfer_t;
+
+/*
+ * A way of moving the bytes. prepare is local and runs before the call's
+ * argument agreement, so its failures (out of memory) are agreed on with
+ * the arguments; run may be collective and then must take part in every
+ * exchange even after a local failure; finish frees what prepare made.
+ * prepare and finish may be NULL.
+ */
+typedef struct strategy {
+  const char *name;
+  int (*prepare)(xfer_t *x);
+  int (*run)(xfer_t *x); /* the caller agrees on the result */
+  void (*finish)(xfer_t *x);
+} strategy_t;
+
+DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
+DARRAY_HIDDEN extern const strategy_t darray__strategy_twophase;
+
+/* Choose the strategy for a call: the same on every process, computed
+ * without communication. Fails only when out of memory. */
+DARRAY_HIDDEN int darray__plan_choose(const xfer_t *x, const strategy_t **s);
+
+/* File extent [*lo, *hi) of rank r's runs of array a; *lo == *hi when the
+ * rank owns nothing. */
+DARRAY_HIDDEN int darray__layout_extent(const struct darray_s *a,
+                                        const section_t *sec, int nsec,
+                                        int64_t *lo, int64_t *hi);
+
+/* ------------------------------------------------------------------------ */
+/* errors                                                                   */
+
+/* Format a message into buf (snprintf style) and return code. */
+DARRAY_HIDDEN int darray__err(char *buf, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Buffer for failures with no handle (thread-local). */
+DARRAY_HIDDEN char *darray__errbuf_nohandle(void);
+
+/*
+ * Agree on a result across comm: every process returns the smallest
+ * (most negative) code of any process. A process whose own code is
+ * success but that sees another's failure gets that code and a message
+ * "rank R failed: ..." in msg (if msg is not NULL). If the agreement
+ * itself fails, returns DARRAY_EMPI.
+ */
+DARRAY_HIDDEN int darray__agree(MPI_Comm comm, int code, char *msg);
+
+/* Agree on a result and check that vals[0..n) (n <= 32) are equal on every
+ * process, in one collective. Returns the agreed code; when every process
+ * succeeded but some value differs, returns DARRAY_EINCONSISTENT and sets
+ * *bad (if not NULL) to the index of the first differing value. */
+DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad);
+
+/* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */
+DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
+
+/* Checked 64-bit arithmetic: return false on overflow. */
+DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
+DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
+
+#endif /* DARRAYIO_INTERNAL_H */

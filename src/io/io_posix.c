@@ -1,0 +1,125 @@
+/*
+ * io_posix.c - the default back end: open/pread/pwrite/fsync/close.
+ *
+ * Creation and truncation happen once, on rank 0, before the other ranks
+ * open, so no rank can truncate data another has already written.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Largest single transfer: keeps every count far from 32-bit limits and
+ * from Linux's 0x7ffff000 per-call cap. */
+#define IO_MAX_CALL (INT64_C(1) << 30)
+
+static int posix_flags(int mode, bool first) {
+  int fl = (mode & DARRAY_MODE_RDWR) ? O_RDWR : O_RDONLY;
+  if (mode & DARRAY_MODE_CREATE)
+    fl |= O_CREAT;
+  if ((mode & DARRAY_MODE_TRUNC) && first)
+    fl |= O_TRUNC;
+  return fl;
+}
+
+static int open_one(io_file_t *f, const char *path, int flags, char *msg,
+                    size_t msglen) {
+  int fd;
+  do
+    fd = open(path, flags, 0666);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    f->err_errno = errno;
+    snprintf(msg, msglen, "open('%s'): %s", path, strerror(errno));
+    return darray__io_errno_code(errno);
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    snprintf(msg, msglen, "open('%s'): is a directory", path);
+    return DARRAY_EISDIR;
+  }
+  f->fd = fd;
+  return DARRAY_SUCCESS;
+}
+
+static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
+                      MPI_Info info, char *msg, size_t msglen) {
+  (void)info;
+  int rank, rc = DARRAY_SUCCESS;
+  MPI_Comm_rank(comm, &rank);
+  f->fd = -1;
+  if (rank == 0)
+    rc = open_one(f, path, posix_flags(mode, true), msg, msglen);
+  int rc0 = rc;
+  if (MPI_Bcast(&rc0, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+    rc0 = DARRAY_EMPI;
+  if (rank != 0 && rc0 == DARRAY_SUCCESS)
+    rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
+  return rc;
+}
+
+static int posix_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
+  char *p = buf;
+  while (len > 0) {
+    size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
+    ssize_t got = pread(f->fd, p, n, (off_t)off);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      f->err_errno = errno;
+      return darray__io_errno_code(errno);
+    }
+    if (got == 0)
+      return DARRAY_EEOF;
+    p += got;
+    off += got;
+    len -= got;
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int posix_pwrite(io_file_t *f, const void *buf, int64_t len,
+                        int64_t off) {
+  const char *p = buf;
+  while (len > 0) {
+    size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
+    ssize_t put = pwrite(f->fd, p, n, (off_t)off);
+    if (put < 0 && errno == EINTR)
+      continue;
+    if (put <= 0) {
+      f->err_errno = put < 0 ? errno : ENOSPC;
+      return darray__io_errno_code(f->err_errno);
+    }
+    p += put;
+    off += put;
+    len -= put;
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int posix_sync(io_file_t *f) {
+  if (f->fd >= 0 && fsync(f->fd) != 0) {
+    f->err_errno = errno;
+    return darray__io_errno_code(errno);
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int posix_close(io_file_t *f) {
+  int rc = DARRAY_SUCCESS;
+  if (f->fd >= 0 && close(f->fd) != 0) {
+    f->err_errno = errno;
+    rc = darray__io_errno_code(errno);
+  }
+  f->fd = -1;
+  return rc;
+}
+
+const io_ops_t darray__io_posix_ops = {
+    "posix", posix_open, posix_pread, posix_pwrite, posix_sync, posix_close,
+};

@@ -1,0 +1,245 @@
+/*
+ * layout_runs.c - the file runs of a rank, in file order.
+ *
+ * A cell is a box of per-dimension index sets. Walking the file dimensions
+ * from the fastest, every dimension the cell covers completely merges into
+ * the run; the first one it does not cover (the run dimension, at file-order
+ * position `depth`) contributes one block per run. So a run is one block of
+ * the run dimension times the full extent of every faster dimension, and the
+ * runs of a cell are enumerated by an odometer over the slower dimensions'
+ * indices and the run dimension's blocks: O(ndims) state, no lists.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+static bool set_is_full(const dist_set_t *s, int64_t n) {
+  return s->count == 1 && s->first == 0 && s->block == n;
+}
+
+static int run_depth(const struct darray_s *a, const section_t *sec) {
+  int depth = a->ndims - 1;
+  while (depth > 0 && set_is_full(&sec->set[a->perm[depth]],
+                                  a->gsizes[a->perm[depth]]))
+    depth--;
+  return depth;
+}
+
+/* Whether walking a run in file order walks the buffer contiguously. */
+static bool runs_mem_contig(const struct darray_s *a, const section_t *sec,
+                            int depth) {
+  int64_t expect = a->esize;
+  for (int i = a->ndims - 1; i >= depth; i--) {
+    int d = a->perm[i];
+    if (sec->mem_stride[d] != expect)
+      return false;
+    expect *= a->gsizes[d];
+  }
+  return true;
+}
+
+bool darray__layout_mem_contig(const struct darray_s *a, const section_t *sec) {
+  for (int d = 0; d < a->ndims; d++)
+    if (sec->set[d].count == 0)
+      return true; /* no runs at all */
+  return runs_mem_contig(a, sec, run_depth(a, sec));
+}
+
+static void secit_init(layout_secit_t *it, const struct darray_s *a,
+                       const section_t *sec) {
+  it->depth = run_depth(a, sec);
+  it->mem_contig = runs_mem_contig(a, sec, it->depth);
+  it->done = false;
+  for (int d = 0; d < a->ndims; d++) {
+    if (sec->set[d].count == 0)
+      it->done = true;
+    it->pos[d] = 0;
+  }
+}
+
+/* The run at the iterator's current position. */
+static void secit_run(const layout_secit_t *it, const struct darray_s *a,
+                      const section_t *sec, int secno, layout_run_t *r) {
+  int64_t foff = a->disp, moff = sec->mem_base;
+  for (int i = 0; i < it->depth; i++) {
+    int d = a->perm[i];
+    foff += darray__dist_set_global(&sec->set[d], it->pos[i]) * a->fstride[d];
+    moff += it->pos[i] * sec->mem_stride[d];
+  }
+  int d = a->perm[it->depth];
+  const dist_set_t *s = &sec->set[d];
+  int64_t j = it->pos[it->depth];
+  int64_t blen = j == s->count - 1 ? s->last : s->block;
+  r->foff = foff + (s->first + j * s->stride) * a->fstride[d];
+  r->moff = moff + j * s->block * sec->mem_stride[d];
+  r->len = blen * a->fstride[d];
+  r->sec = secno;
+  r->depth = it->depth;
+  r->mem_contig = it->mem_contig;
+}
+
+static void secit_advance(layout_secit_t *it, const struct darray_s *a,
+                          const section_t *sec) {
+  for (int i = it->depth; i >= 0; i--) {
+    const dist_set_t *s = &sec->set[a->perm[i]];
+    int64_t lim = i == it->depth ? s->count : darray__dist_set_size(s);
+    if (++it->pos[i] < lim)
+      return;
+    it->pos[i] = 0;
+  }
+  it->done = true;
+}
+
+static void refill(layout_iter_t *it, int s) {
+  layout_secit_t *si = &it->it[s];
+  if (si->done) {
+    it->head[s].len = -1;
+    return;
+  }
+  secit_run(si, it->a, &it->sec[s], s, &it->head[s]);
+  secit_advance(si, it->a, &it->sec[s]);
+}
+
+int darray__layout_iter_init(layout_iter_t *it, const struct darray_s *a,
+                             const section_t *sec, int nsec) {
+  it->a = a;
+  it->sec = sec;
+  it->nsec = nsec;
+  it->it = malloc((size_t)(nsec > 0 ? nsec : 1) * sizeof *it->it);
+  it->head = malloc((size_t)(nsec > 0 ? nsec : 1) * sizeof *it->head);
+  if (it->it == NULL || it->head == NULL) {
+    darray__layout_iter_free(it);
+    return DARRAY_ENOMEM;
+  }
+  for (int s = 0; s < nsec; s++) {
+    secit_init(&it->it[s], a, &sec[s]);
+    refill(it, s);
+  }
+  return DARRAY_SUCCESS;
+}
+
+bool darray__layout_next(layout_iter_t *it, layout_run_t *run) {
+  int best = -1;
+  for (int s = 0; s < it->nsec; s++)
+    if (it->head[s].len >= 0 &&
+        (best < 0 || it->head[s].foff < it->head[best].foff))
+      best = s;
+  if (best < 0)
+    return false;
+  *run = it->head[best];
+  refill(it, best);
+  return true;
+}
+
+void darray__layout_iter_free(layout_iter_t *it) {
+  free(it->it);
+  free(it->head);
+  it->it = NULL;
+  it->head = NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Seeking: position an iterator on the first run that ends after a file
+ * offset, from the distribution alone (no scan from the start). */
+
+/* Smallest local index whose global index is >= g, or the set size. */
+static int64_t set_lower_bound(const dist_set_t *s, int64_t g) {
+  if (s->count == 0 || g <= s->first)
+    return 0;
+  int64_t j = (g - s->first) / s->stride;
+  if (j >= s->count)
+    return darray__dist_set_size(s);
+  int64_t t = g - s->first - j * s->stride;
+  int64_t blen = j == s->count - 1 ? s->last : s->block;
+  if (t < blen)
+    return j * s->block + t;
+  return j + 1 >= s->count ? darray__dist_set_size(s) : (j + 1) * s->block;
+}
+
+/* Smallest block number whose block ends after global index g, or count. */
+static int64_t block_lower_bound(const dist_set_t *s, int64_t g) {
+  if (s->count == 0 || g < s->first)
+    return 0;
+  int64_t j = (g - s->first) / s->stride;
+  if (j >= s->count)
+    return s->count;
+  int64_t blen = j == s->count - 1 ? s->last : s->block;
+  return g < s->first + j * s->stride + blen ? j : j + 1;
+}
+
+/* Lexicographic search over the odometer for the first position at or
+ * after the coordinates c (in file order). */
+static void secit_seek(layout_secit_t *it, const struct darray_s *a,
+                       const section_t *sec, const int64_t c[]) {
+  int i = 0;
+  bool exact = true; /* positions 0..i-1 equal c so far */
+  while (i >= 0 && i <= it->depth) {
+    const dist_set_t *s = &sec->set[a->perm[i]];
+    int64_t lim = i == it->depth ? s->count : darray__dist_set_size(s);
+    int64_t p;
+    if (!exact)
+      p = it->pos[i] + 1; /* backtracking: the next position here */
+    else if (i == it->depth)
+      p = block_lower_bound(s, c[i]);
+    else
+      p = set_lower_bound(s, c[i]);
+    if (p >= lim) { /* nothing here: advance the previous dimension */
+      exact = false;
+      i--;
+      continue;
+    }
+    it->pos[i] = p;
+    if (i < it->depth && exact &&
+        darray__dist_set_global(s, p) == c[i]) {
+      i++;
+      continue;
+    }
+    for (int k = i + 1; k <= it->depth; k++) /* strictly after: minimal */
+      it->pos[k] = 0;
+    return;
+  }
+  it->done = i < 0;
+}
+
+void darray__layout_seek(layout_iter_t *it, int64_t off) {
+  const struct darray_s *a = it->a;
+  int64_t c[DARRAY_MAX_DIMS], rel = off - a->disp;
+  int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  for (int i = 0; i < a->ndims; i++) {
+    int d = a->perm[i];
+    c[i] = rel <= 0 ? 0 : (rel / a->fstride[d]) % a->gsizes[d];
+  }
+  for (int s = 0; s < it->nsec; s++) {
+    secit_init(&it->it[s], a, &it->sec[s]);
+    if (rel >= total)
+      it->it[s].done = true;
+    else if (rel > 0 && !it->it[s].done)
+      secit_seek(&it->it[s], a, &it->sec[s], c);
+    refill(it, s);
+  }
+}
+
+int darray__layout_extent(const struct darray_s *a, const section_t *sec,
+                          int nsec, int64_t *lo, int64_t *hi) {
+  *lo = *hi = 0;
+  bool any = false;
+  for (int s = 0; s < nsec; s++) {
+    layout_secit_t it;
+    secit_init(&it, a, &sec[s]);
+    if (it.done)
+      continue;
+    layout_run_t first, last;
+    secit_run(&it, a, &sec[s], s, &first);
+    for (int i = 0; i <= it.depth; i++) { /* the odometer's last position */
+      const dist_set_t *set = &sec[s].set[a->perm[i]];
+      it.pos[i] = (i == it.depth ? set->count : darray__dist_set_size(set)) - 1;
+    }
+    secit_run(&it, a, &sec[s], s, &last);
+    if (!any || first.foff < *lo)
+      *lo = first.foff;
+    if (!any || last.foff + last.len > *hi)
+      *hi = last.foff + last.len;
+    any = true;
+  }
+  return DARRAY_SUCCESS;
+}
