@@ -1,0 +1,188 @@
+/*
+ * twophase.c - chunked two-phase collective I/O with no metadata exchange.
+ *
+ * The generalized two-phase method (Thakur, Gropp & Lusk, "Optimizing
+ * Noncontiguous Accesses in MPI-IO", section 6): the union of all
+ * processes' accesses is split into contiguous file domains, one per
+ * aggregator; each aggregator moves its domain in chunks of at most
+ * cb_buffer_size bytes with one file call per chunk, and the data travels
+ * between the owners and the aggregators by message passing.
+ *
+ * What differs from ROMIO: every process can compute every other process's
+ * runs from the distribution (layout iterators that seek to a chunk's
+ * start), so nobody sends offset/length lists. The only messages carry
+ * data, described on both sides by the same walk over the same runs, and
+ * posted receives-first. Steps, per call:
+ *
+ *   1. prepare: the access extent, the file domains, the number of cycles
+ *      (the same everywhere, computed locally), buffers.
+ *   2. per cycle: (a) post receives, (b) aggregators read (reads) or copy
+ *      their own runs, (c) post sends, (d) wait, (e) aggregators write
+ *      (writes) or owners unpack (reads).
+ */
+#include "twophase.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- 1. prepare --------------------------------------------------------- */
+
+/* Start of aggregator i's domain: an even split of [lo, hi), moved to the
+ * nearest striping_unit boundary if that hint is set, then up to an element
+ * boundary so that no element is split between domains or chunks. */
+static int64_t boundary(const tp_t *t, int i) {
+  if (i <= 0)
+    return t->lo;
+  if (i >= t->A)
+    return t->hi;
+  int64_t span = t->hi - t->lo, su = t->x->f->hints.striping_unit;
+  int64_t b = t->lo + span / t->A * i + span % t->A * i / t->A;
+  if (su > 0)
+    b = (b + su / 2) / su * su;
+  int64_t es = t->a->esize, rel = b - t->a->disp;
+  b = t->a->disp + (rel + es - 1) / es * es;
+  return b < t->lo ? t->lo : b > t->hi ? t->hi : b;
+}
+
+void darray__tp_chunk(const tp_t *t, int i, int64_t cycle, int64_t *clo,
+                      int64_t *chi) {
+  int64_t dlo = boundary(t, i), dhi = boundary(t, i + 1);
+  *clo = dlo + cycle * t->C;
+  *chi = *clo + t->C < dhi ? *clo + t->C : dhi;
+  if (*clo > *chi)
+    *clo = *chi;
+}
+
+int darray__tp_agg_rank(const tp_t *t, int i) {
+  return (int)((int64_t)i * t->P / t->A);
+}
+
+static int extent_and_density(tp_t *t) {
+  const struct darray_s *a = t->a;
+  int64_t owned = 0;
+  bool any = false;
+  for (int r = 0; r < t->P; r++) {
+    int rc = darray__dist_sections(a, r, &t->peer_sec[r], &t->peer_nsec[r]);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    int64_t lo, hi;
+    darray__layout_extent(a, t->peer_sec[r], t->peer_nsec[r], &lo, &hi);
+    if (hi > lo) {
+      t->lo = any && t->lo < lo ? t->lo : lo;
+      t->hi = any && t->hi > hi ? t->hi : hi;
+      any = true;
+    }
+    for (int s = 0; s < t->peer_nsec[r]; s++) {
+      int64_t n = a->esize;
+      for (int d = 0; d < a->ndims; d++)
+        n *= darray__dist_set_size(&t->peer_sec[r][s].set[d]);
+      owned += n;
+    }
+  }
+  t->dense = owned == t->hi - t->lo; /* every byte of the extent is owned */
+  return DARRAY_SUCCESS;
+}
+
+static void choose_aggregators(tp_t *t) {
+  const darray_hints_t *h = &t->x->f->hints;
+  t->A = h->cb_nodes > 0 && h->cb_nodes < t->P ? (int)h->cb_nodes : t->P;
+  t->C = h->cb_buffer_size / t->a->esize * t->a->esize;
+  if (t->C < t->a->esize)
+    t->C = t->a->esize;
+  t->myagg = -1;
+  for (int i = 0; i < t->A; i++)
+    if (darray__tp_agg_rank(t, i) == t->me)
+      t->myagg = i;
+  t->ntimes = 0;
+  for (int i = 0; i < t->A; i++) {
+    int64_t n = (boundary(t, i + 1) - boundary(t, i) + t->C - 1) / t->C;
+    t->ntimes = n > t->ntimes ? n : t->ntimes;
+  }
+}
+
+static bool all_mem_contig(const struct darray_s *a) {
+  bool contig = true;
+  for (int s = 0; s < a->nsec; s++)
+    contig &= darray__layout_mem_contig(a, &a->sec[s]);
+  return contig;
+}
+
+static int tp_prepare(xfer_t *x) {
+  tp_t *t = calloc(1, sizeof *t);
+  if (t == NULL)
+    return DARRAY_ENOMEM;
+  x->state = t;
+  t->x = x;
+  t->a = x->a;
+  t->P = x->a->nprocs;
+  t->me = x->a->rank;
+  t->peer_sec = calloc((size_t)t->P, sizeof *t->peer_sec);
+  t->peer_nsec = calloc((size_t)t->P, sizeof *t->peer_nsec);
+  t->blen = malloc(sizeof *t->blen * TP_MAX_BLOCKS);
+  t->bdisp = malloc(sizeof *t->bdisp * TP_MAX_BLOCKS);
+  if (!t->peer_sec || !t->peer_nsec || !t->blen || !t->bdisp)
+    return DARRAY_ENOMEM;
+  int rc = extent_and_density(t);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  choose_aggregators(t);
+  t->self_contig = all_mem_contig(t->a);
+  rc = darray__layout_iter_init(&t->self, t->a, t->a->sec, t->a->nsec);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  t->self_ok = true;
+  if (t->myagg >= 0) {
+    t->peer = calloc((size_t)t->P, sizeof *t->peer);
+    t->chunk = malloc((size_t)t->C);
+    if (t->peer == NULL || t->chunk == NULL)
+      return DARRAY_ENOMEM;
+    for (int r = 0; r < t->P; r++) {
+      rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
+                                    t->peer_nsec[r]);
+      if (rc != DARRAY_SUCCESS)
+        return rc;
+      t->npeer = r + 1;
+    }
+  }
+  return DARRAY_SUCCESS;
+}
+
+static void tp_finish(xfer_t *x) {
+  tp_t *t = x->state;
+  if (t == NULL)
+    return;
+  for (int r = 0; r < t->npeer; r++)
+    darray__layout_iter_free(&t->peer[r]);
+  if (t->self_ok)
+    darray__layout_iter_free(&t->self);
+  for (int r = 0; t->peer_sec && r < t->P; r++)
+    free(t->peer_sec[r]);
+  free(t->peer_sec);
+  free(t->peer_nsec);
+  free(t->peer);
+  free(t->chunk);
+  free(t->pack);
+  free(t->req);
+  free(t->blen);
+  free(t->bdisp);
+  free(t);
+  x->state = NULL;
+}
+
+/* ---- 2. the cycles ------------------------------------------------------ */
+
+static int tp_run(xfer_t *x) {
+  tp_t *t = x->state;
+  darray_stats_t *st = &x->f->stats;
+  int64_t peak = (t->myagg >= 0 ? t->C : 0);
+  for (int64_t c = 0; c < t->ntimes; c++) {
+    darray__tp_cycle(t, c);
+    st->cycles++;
+    if (t->pack_cap + peak > st->peak_temp_bytes)
+      st->peak_temp_bytes = t->pack_cap + peak;
+  }
+  return t->rc;
+}
+
+const strategy_t darray__strategy_twophase = {"twophase", tp_prepare, tp_run,
+                                              tp_finish};
