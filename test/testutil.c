@@ -1,0 +1,312 @@
+/*
+ * testutil.c - helpers shared by every darrayio test (see testutil.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "testutil.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Failures printed per rank before the rest are only counted. */
+#define TU_MAX_PRINTED 40
+
+static int tu_rank_ = 0;
+static int tu_nprocs_ = 1;
+static long tu_checks_ = 0;
+static long tu_failures_ = 0;
+static char tu_name_[128] = "unknown";
+
+/* ---- reporting -------------------------------------------------------- */
+
+static void tu_vreport(const char *file, int line, const char *fmt,
+                       va_list ap) {
+  tu_failures_++;
+  if (tu_failures_ > TU_MAX_PRINTED) {
+    if (tu_failures_ == TU_MAX_PRINTED + 1)
+      fprintf(stderr, "[rank %d] more failures follow; not printed\n",
+              tu_rank_);
+    return;
+  }
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  fprintf(stderr, "[rank %d] %s:%d: FAIL %s\n", tu_rank_, file, line, msg);
+  fflush(stderr);
+}
+
+int tu_fail(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  tu_checks_++;
+  va_start(ap, fmt);
+  tu_vreport(file, line, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+/* Count a check that failed without counting it twice. */
+static int tu_report(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static int tu_report(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tu_vreport(file, line, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+int tu__check(const char *file, int line, const char *expr, int ok) {
+  tu_checks_++;
+  if (ok)
+    return 1;
+  return tu_report(file, line, "TU_CHECK(%s)", expr);
+}
+
+int tu__eq_i64(const char *file, int line, const char *ea, const char *eb,
+               int64_t a, int64_t b) {
+  tu_checks_++;
+  if (a == b)
+    return 1;
+  return tu_report(file, line, "%s == %s: %lld != %lld", ea, eb, (long long)a,
+                   (long long)b);
+}
+
+int tu__eq_int(const char *file, int line, const char *ea, const char *eb,
+               int a, int b) {
+  tu_checks_++;
+  if (a == b)
+    return 1;
+  return tu_report(file, line, "%s == %s: %d != %d", ea, eb, a, b);
+}
+
+int tu__eq_u64(const char *file, int line, const char *ea, const char *eb,
+               uint64_t a, uint64_t b) {
+  tu_checks_++;
+  if (a == b)
+    return 1;
+  return tu_report(file, line, "%s == %s: 0x%llx != 0x%llx", ea, eb,
+                   (unsigned long long)a, (unsigned long long)b);
+}
+
+int tu__eq_code(const char *file, int line, const char *expr, int rc,
+                int expected) {
+  tu_checks_++;
+  if (rc == expected)
+    return 1;
+  return tu_report(file, line, "%s: got %s (%d), expected %s (%d)", expr,
+                   darray_err_name(rc), rc, darray_err_name(expected),
+                   expected);
+}
+
+int tu__eq_str(const char *file, int line, const char *ea, const char *eb,
+               const char *a, const char *b) {
+  tu_checks_++;
+  if (a != NULL && b != NULL && strcmp(a, b) == 0)
+    return 1;
+  return tu_report(file, line, "%s == %s: \"%s\" != \"%s\"", ea, eb,
+                   a ? a : "(null)", b ? b : "(null)");
+}
+
+int tu__contains(const char *file, int line, const char *ehay, const char *hay,
+                 const char *needle) {
+  tu_checks_++;
+  if (hay != NULL && needle != NULL && strstr(hay, needle) != NULL)
+    return 1;
+  return tu_report(file, line, "%s = \"%s\" does not contain \"%s\"", ehay,
+                   hay ? hay : "(null)", needle ? needle : "(null)");
+}
+
+/* ---- life cycle ------------------------------------------------------- */
+
+void tu_init(int *argc, char ***argv) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &tu_nprocs_);
+  if (argc != NULL && argv != NULL && *argc > 0 && (*argv)[0] != NULL) {
+    const char *p = strrchr((*argv)[0], '/');
+    p = p ? p + 1 : (*argv)[0];
+    if (strncmp(p, "lt-", 3) == 0) /* libtool wrapper names */
+      p += 3;
+    snprintf(tu_name_, sizeof tu_name_, "%s", p);
+  }
+}
+
+int tu_finish(void) {
+  long local[2] = {tu_checks_, tu_failures_};
+  long total[2] = {0, 0};
+  MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (tu_rank_ == 0) {
+    printf("test %s: %ld checks, %ld failures\n", tu_name_, total[0], total[1]);
+    fflush(stdout);
+  }
+  MPI_Finalize();
+  return total[1] == 0 ? 0 : 1;
+}
+
+int tu_skip(const char *why) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tu_rank_ == 0) {
+    printf("test %s: SKIP (%s)\n", tu_name_, why ? why : "");
+    fflush(stdout);
+  }
+  MPI_Finalize();
+  return 77;
+}
+
+int tu_rank(void) { return tu_rank_; }
+
+int tu_nprocs(void) { return tu_nprocs_; }
+
+long tu_failures(void) { return tu_failures_; }
+
+int tu_any_failed(void) {
+  long any = 0;
+  MPI_Allreduce(&tu_failures_, &any, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return any != 0;
+}
+
+/* ---- files ------------------------------------------------------------ */
+
+const char *tu_tmpdir(void) {
+  const char *d = getenv("DARRAY_TEST_TMPDIR");
+  return (d != NULL && d[0] != '\0') ? d : "/tmp";
+}
+
+/* mkdir -p of a directory path; 0 on success. */
+static int tu_mkdir_p(const char *dir) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+    return -1;
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/')
+      continue;
+    *p = '\0';
+    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+      return -1;
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    return -1;
+  return 0;
+}
+
+char *tu_tmpname(char *buf, size_t n, const char *stem) {
+  long pid = (long)getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  int len = snprintf(buf, n, "%s/%s.%ld", tu_tmpdir(), stem, pid);
+  if (len < 0 || (size_t)len >= n) {
+    TU_FAIL("tu_tmpname: name for stem \"%s\" does not fit in %zu bytes", stem,
+            n);
+    return NULL;
+  }
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", buf);
+  char *slash = strrchr(dir, '/');
+  if (slash != NULL && slash != dir) {
+    *slash = '\0';
+    if (tu_mkdir_p(dir) != 0) {
+      TU_FAIL("tu_tmpname: cannot create directory %s: %s", dir,
+              strerror(errno));
+      return NULL;
+    }
+  }
+  return buf;
+}
+
+void tu_remove(const char *path) {
+  if (tu_rank_ == 0 && path != NULL)
+    (void)remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+unsigned char *tu_read_file(const char *path, int64_t *size) {
+  *size = -1;
+  FILE *fp = fopen(path, "rb");
+  if (fp == NULL)
+    return NULL;
+  size_t cap = 4096, len = 0;
+  unsigned char *data = malloc(cap);
+  while (data != NULL) {
+    size_t got = fread(data + len, 1, cap - len, fp);
+    len += got;
+    if (len < cap) {
+      if (ferror(fp)) {
+        free(data);
+        data = NULL;
+      }
+      break;
+    }
+    unsigned char *bigger = realloc(data, cap * 2);
+    if (bigger == NULL) {
+      free(data);
+      data = NULL;
+      break;
+    }
+    data = bigger;
+    cap *= 2;
+  }
+  fclose(fp);
+  if (data != NULL)
+    *size = (int64_t)len;
+  return data;
+}
+
+int tu_write_file(const char *path, const void *buf, int64_t n) {
+  FILE *fp = fopen(path, "wb");
+  if (fp == NULL)
+    return -1;
+  size_t put = n > 0 ? fwrite(buf, 1, (size_t)n, fp) : 0;
+  int rc = (fclose(fp) == 0 && (int64_t)put == (n > 0 ? n : 0)) ? 0 : -1;
+  return rc;
+}
+
+int64_t tu__compare_bytes(const char *file, int line, const void *a,
+                          const void *b, int64_t n, const char *what) {
+  const unsigned char *x = a, *y = b;
+  int64_t bad = 0, first = -1;
+  tu_checks_++;
+  if (n > 0 && (x == NULL || y == NULL)) {
+    tu_report(file, line, "%s: compare_bytes got a NULL buffer", what);
+    return n;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    if (x[i] != y[i]) {
+      if (first < 0)
+        first = i;
+      bad++;
+    }
+  }
+  if (bad == 0)
+    return 0;
+  tu_report(file, line,
+            "%s: %lld of %lld bytes differ; first at offset %lld: "
+            "0x%02x != 0x%02x",
+            what, (long long)bad, (long long)n, (long long)first, x[first],
+            y[first]);
+  return bad;
+}
+
+/* ---- data ------------------------------------------------------------- */
+
+uint64_t tu_value(uint64_t seed, int64_t i) {
+  uint64_t z = seed * 0x9e3779b97f4a7c15ull + (uint64_t)i;
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void tu_fill_bytes(void *buf, int64_t n, uint64_t seed, int64_t start) {
+  unsigned char *p = buf;
+  for (int64_t b = 0; b < n; b++)
+    p[b] = (unsigned char)tu_value(seed, start + b);
+}

@@ -1,0 +1,134 @@
+/*
+ * testutil.h - small helpers shared by every darrayio test.
+ *
+ * Tests are MPI programs (1-4 ranks). Typical shape:
+ *
+ *   int main(int argc, char **argv) {
+ *     tu_init(&argc, &argv);
+ *     TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a));
+ *     TU_EQ_I64(count, 42);
+ *     return tu_finish();
+ *   }
+ *
+ * Every check macro is an expression: it evaluates its arguments once,
+ * counts one check, and on failure prints file:line, the expressions and
+ * both values to stderr and counts one failure. It yields 1 when the check
+ * passed and 0 when it failed, so loops can stop early:
+ *
+ *   if (!TU_EQ_I64(got, want)) break;
+ *
+ * tu_finish() sums checks and failures over MPI_COMM_WORLD, prints one line
+ * from rank 0 ("test NAME: N checks, N failures"), finalizes MPI and returns
+ * the exit code (0 pass, 1 fail).
+ */
+#ifndef DARRAYIO_TESTUTIL_H
+#define DARRAYIO_TESTUTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "darrayio.h"
+
+/* ---- checks ----------------------------------------------------------- */
+
+/* cond must be true. */
+#define TU_CHECK(cond) tu__check(__FILE__, __LINE__, #cond, (cond) ? 1 : 0)
+/* a == b as int64_t. */
+#define TU_EQ_I64(a, b)                                                        \
+  tu__eq_i64(__FILE__, __LINE__, #a, #b, (int64_t)(a), (int64_t)(b))
+/* a == b as int. */
+#define TU_EQ_INT(a, b)                                                        \
+  tu__eq_int(__FILE__, __LINE__, #a, #b, (int)(a), (int)(b))
+/* a == b as uint64_t (printed in hex). */
+#define TU_EQ_U64(a, b)                                                        \
+  tu__eq_u64(__FILE__, __LINE__, #a, #b, (uint64_t)(a), (uint64_t)(b))
+/* rc == DARRAY_SUCCESS; prints darray_err_name(rc) otherwise. */
+#define TU_OK(rc) tu__eq_code(__FILE__, __LINE__, #rc, (int)(rc), 0)
+/* rc == expected darrayio status code; prints both names. */
+#define TU_EQ_CODE(rc, expected)                                               \
+  tu__eq_code(__FILE__, __LINE__, #rc, (int)(rc), (int)(expected))
+/* Two C strings are equal (NULL is never equal). */
+#define TU_EQ_STR(a, b) tu__eq_str(__FILE__, __LINE__, #a, #b, (a), (b))
+/* hay (a C string, not NULL) contains needle. */
+#define TU_CONTAINS(hay, needle)                                               \
+  tu__contains(__FILE__, __LINE__, #hay, (hay), (needle))
+
+int tu__check(const char *file, int line, const char *expr, int ok);
+int tu__eq_i64(const char *file, int line, const char *ea, const char *eb,
+               int64_t a, int64_t b);
+int tu__eq_int(const char *file, int line, const char *ea, const char *eb,
+               int a, int b);
+int tu__eq_u64(const char *file, int line, const char *ea, const char *eb,
+               uint64_t a, uint64_t b);
+int tu__eq_code(const char *file, int line, const char *expr, int rc,
+                int expected);
+int tu__eq_str(const char *file, int line, const char *ea, const char *eb,
+               const char *a, const char *b);
+int tu__contains(const char *file, int line, const char *ehay, const char *hay,
+                 const char *needle);
+
+/* Count a failure with a free-form message (printf style); returns 0. */
+int tu_fail(const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#define TU_FAIL(...) tu_fail(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- life cycle ------------------------------------------------------- */
+
+/* MPI_Init, remember rank/size and the test name (basename of argv[0]). */
+void tu_init(int *argc, char ***argv);
+/* Collective over MPI_COMM_WORLD: sum checks and failures, print the summary
+ * line on rank 0, MPI_Finalize; returns 0 if no rank failed, else 1. */
+int tu_finish(void);
+/* Collective: print "test NAME: SKIP (why)" on rank 0, MPI_Finalize, return
+ * 77 (Automake's skip code). */
+int tu_skip(const char *why);
+
+int tu_rank(void);   /* rank in MPI_COMM_WORLD */
+int tu_nprocs(void); /* size of MPI_COMM_WORLD */
+/* Failures counted on this rank so far. */
+long tu_failures(void);
+/* Collective: 1 if any rank has failed so far (e.g. to stop a loop). */
+int tu_any_failed(void);
+
+/* ---- files ------------------------------------------------------------ */
+
+/* Directory for temporary files: $DARRAY_TEST_TMPDIR, default "/tmp". */
+const char *tu_tmpdir(void);
+/* Collective over MPI_COMM_WORLD: write "<tmpdir>/<stem>.<pid of rank 0>"
+ * into buf (the same on every rank) and create its directory (mkdir -p).
+ * Returns buf, or NULL if the name does not fit or the directory cannot be
+ * made (the failure is counted). */
+char *tu_tmpname(char *buf, size_t n, const char *stem);
+/* Collective over MPI_COMM_WORLD: rank 0 removes path; then a barrier. */
+void tu_remove(const char *path);
+
+/* Read a whole file with stdio on this rank. Returns malloc'ed bytes (never
+ * NULL on success, even for an empty file) and the size in *size; returns
+ * NULL and *size = -1 on failure. */
+unsigned char *tu_read_file(const char *path, int64_t *size);
+/* Write n bytes to path (create/truncate) with stdio on this rank; returns 0
+ * on success, -1 on failure. */
+int tu_write_file(const char *path, const void *buf, int64_t n);
+
+/* Compare n bytes; counts one check. On mismatch prints what, the first
+ * mismatching offset with both byte values and the number of mismatches.
+ * Returns the number of mismatching bytes (0 = equal). */
+#define tu_compare_bytes(a, b, n, what)                                        \
+  tu__compare_bytes(__FILE__, __LINE__, (a), (b), (n), (what))
+int64_t tu__compare_bytes(const char *file, int line, const void *a,
+                          const void *b, int64_t n, const char *what);
+
+/* ---- data ------------------------------------------------------------- */
+
+/* Deterministic pseudo-random value of element i in stream seed
+ * (splitmix64 of seed and i). */
+uint64_t tu_value(uint64_t seed, int64_t i);
+/* Fill n bytes with tu_value(seed, i) bytes: byte b of the buffer gets the
+ * low byte of tu_value(seed, start + b). */
+void tu_fill_bytes(void *buf, int64_t n, uint64_t seed, int64_t start);
+
+#endif /* DARRAYIO_TESTUTIL_H */
