@@ -18,7 +18,7 @@ typedef enum { H_SIZE, H_ENUM } hint_kind_t;
 
 static const char *const backend_names[] = {"posix", "mpiio", NULL};
 static const char *const strategy_names[] = {"auto", "direct", "twophase",
-                                             NULL};
+                                             "sieve", NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 

@@ -205,7 +205,8 @@ enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
 enum {
   DARRAY_STRATEGY_AUTO = 0,
   DARRAY_STRATEGY_DIRECT = 1,
-  DARRAY_STRATEGY_TWOPHASE = 2
+  DARRAY_STRATEGY_TWOPHASE = 2,
+  DARRAY_STRATEGY_SIEVE = 3
 };
 enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
 
@@ -250,6 +251,11 @@ typedef struct io_ops {
   int (*pwrite)(io_file_t *f, const void *buf, int64_t len, int64_t off);
   int (*sync)(io_file_t *f);
   int (*close)(io_file_t *f);
+  /* exclusive byte-range lock of [off, off+len), blocking, and its release;
+   * NULL when the back end cannot lock (callers must then not rely on
+   * read-modify-write being safe against other writers) */
+  int (*lock)(io_file_t *f, int64_t off, int64_t len);
+  int (*unlock)(io_file_t *f, int64_t off, int64_t len);
 } io_ops_t;
 
 struct io_file {
@@ -315,6 +321,7 @@ typedef struct strategy {
 
 DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
 DARRAY_HIDDEN extern const strategy_t darray__strategy_twophase;
+DARRAY_HIDDEN extern const strategy_t darray__strategy_sieve;
 
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */

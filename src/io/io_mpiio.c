@@ -93,6 +93,8 @@ static int mpiio_close(io_file_t *f) {
   return err == MPI_SUCCESS ? DARRAY_SUCCESS : mpi_code(err);
 }
 
+/* MPI-IO has no byte-range locks of its own: lock and unlock are NULL. */
 const io_ops_t darray__io_mpiio_ops = {
-    "mpiio", mpiio_open, mpiio_pread, mpiio_pwrite, mpiio_sync, mpiio_close,
+    "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite,
+    mpiio_sync, mpiio_close, NULL,        NULL,
 };

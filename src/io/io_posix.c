@@ -120,6 +120,32 @@ static int posix_close(io_file_t *f) {
   return rc;
 }
 
+/* fcntl byte-range locks: advisory, per process, released on close. */
+static int posix_lockop(io_file_t *f, int64_t off, int64_t len, short type) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = type;
+  fl.l_whence = SEEK_SET;
+  fl.l_start = (off_t)off;
+  fl.l_len = (off_t)len;
+  while (fcntl(f->fd, F_SETLKW, &fl) != 0) {
+    if (errno == EINTR)
+      continue;
+    f->err_errno = errno;
+    return DARRAY_ELOCK;
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int posix_lock(io_file_t *f, int64_t off, int64_t len) {
+  return posix_lockop(f, off, len, F_WRLCK);
+}
+
+static int posix_unlock(io_file_t *f, int64_t off, int64_t len) {
+  return posix_lockop(f, off, len, F_UNLCK);
+}
+
 const io_ops_t darray__io_posix_ops = {
-    "posix", posix_open, posix_pread, posix_pwrite, posix_sync, posix_close,
+    "posix",     posix_open,  posix_pread, posix_pwrite,
+    posix_sync,  posix_close, posix_lock,  posix_unlock,
 };
