@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
 #define DARRAY_HIDDEN __attribute__((visibility("hidden")))
@@ -256,7 +257,17 @@ typedef struct io_ops {
    * read-modify-write being safe against other writers) */
   int (*lock)(io_file_t *f, int64_t off, int64_t len);
   int (*unlock)(io_file_t *f, int64_t off, int64_t len);
+  /* vector transfer of the contiguous file range starting at off from/to
+   * n (<= DARRAY_IOV_MAX) memory pieces, retrying partial transfers; NULL
+   * when the back end has none (the io layer then gathers/scatters
+   * through a caller's scratch buffer) */
+  int (*preadv)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
+  int (*pwritev)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
 } io_ops_t;
+
+/* Most pieces in one vector call (POSIX guarantees at least 16; Linux
+ * allows 1024). */
+#define DARRAY_IOV_MAX 1024
 
 struct io_file {
   const io_ops_t *ops;
@@ -274,6 +285,17 @@ DARRAY_HIDDEN int darray__io_pread(struct darray_file_s *f, void *buf,
                                    int64_t len, int64_t off);
 DARRAY_HIDDEN int darray__io_pwrite(struct darray_file_s *f, const void *buf,
                                     int64_t len, int64_t off);
+/* Vector transfers: through the back end's own, or gathered/scattered
+ * through scratch (scratch_len >= the largest single piece is not needed:
+ * pieces are split as they go). */
+DARRAY_HIDDEN int darray__io_pwritev(struct darray_file_s *f,
+                                     const struct iovec *iov, int n,
+                                     int64_t off, char *scratch,
+                                     int64_t scratch_len);
+DARRAY_HIDDEN int darray__io_preadv(struct darray_file_s *f,
+                                    const struct iovec *iov, int n,
+                                    int64_t off, char *scratch,
+                                    int64_t scratch_len);
 /* Map an errno value to a darray code. */
 DARRAY_HIDDEN int darray__io_errno_code(int e);
 

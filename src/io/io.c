@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <string.h>
 
 extern const io_ops_t darray__io_posix_ops DARRAY_HIDDEN;
 extern const io_ops_t darray__io_mpiio_ops DARRAY_HIDDEN;
@@ -49,4 +50,77 @@ int darray__io_pwrite(struct darray_file_s *f, const void *buf, int64_t len,
   f->stats.write_calls++;
   f->stats.bytes_written += len;
   return f->io.ops->pwrite(&f->io, buf, len, off);
+}
+
+static int64_t iov_bytes(const struct iovec *iov, int n) {
+  int64_t b = 0;
+  for (int i = 0; i < n; i++)
+    b += (int64_t)iov[i].iov_len;
+  return b;
+}
+
+/* Without a native vector call: move the pieces through scratch, one
+ * file call per scratch load. */
+static int vector_by_scratch(struct darray_file_s *f, const struct iovec *iov,
+                             int n, int64_t off, char *scratch, int64_t slen,
+                             bool write) {
+  int i = 0;
+  size_t in = 0; /* bytes of iov[i] already done */
+  while (i < n) {
+    int64_t fill = 0;
+    int j = i;
+    size_t jn = in;
+    while (j < n && fill < slen) { /* how much fits, from (i, in) */
+      size_t take = iov[j].iov_len - jn;
+      if ((int64_t)take > slen - fill)
+        take = (size_t)(slen - fill);
+      if (write)
+        memcpy(scratch + fill, (char *)iov[j].iov_base + jn, take);
+      fill += (int64_t)take;
+      jn += take;
+      if (jn == iov[j].iov_len) {
+        j++;
+        jn = 0;
+      }
+    }
+    int rc = write ? darray__io_pwrite(f, scratch, fill, off)
+                   : darray__io_pread(f, scratch, fill, off);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    for (int64_t at = 0; !write && at < fill;) { /* scatter what was read */
+      size_t take = iov[i].iov_len - in;
+      if ((int64_t)take > fill - at)
+        take = (size_t)(fill - at);
+      memcpy((char *)iov[i].iov_base + in, scratch + at, take);
+      at += (int64_t)take;
+      in += take;
+      if (in == iov[i].iov_len) {
+        i++;
+        in = 0;
+      }
+    }
+    i = j;
+    in = jn;
+    off += fill;
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray__io_pwritev(struct darray_file_s *f, const struct iovec *iov,
+                       int n, int64_t off, char *scratch,
+                       int64_t scratch_len) {
+  if (f->io.ops->pwritev == NULL)
+    return vector_by_scratch(f, iov, n, off, scratch, scratch_len, true);
+  f->stats.write_calls++;
+  f->stats.bytes_written += iov_bytes(iov, n);
+  return f->io.ops->pwritev(&f->io, iov, n, off);
+}
+
+int darray__io_preadv(struct darray_file_s *f, const struct iovec *iov, int n,
+                      int64_t off, char *scratch, int64_t scratch_len) {
+  if (f->io.ops->preadv == NULL)
+    return vector_by_scratch(f, iov, n, off, scratch, scratch_len, false);
+  f->stats.read_calls++;
+  f->stats.bytes_read += iov_bytes(iov, n);
+  return f->io.ops->preadv(&f->io, iov, n, off);
 }

@@ -93,8 +93,9 @@ static int mpiio_close(io_file_t *f) {
   return err == MPI_SUCCESS ? DARRAY_SUCCESS : mpi_code(err);
 }
 
-/* MPI-IO has no byte-range locks of its own: lock and unlock are NULL. */
+/* MPI-IO has no byte-range locks of its own and no vector calls on
+ * memory: those entries are NULL. */
 const io_ops_t darray__io_mpiio_ops = {
-    "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite,
-    mpiio_sync, mpiio_close, NULL,        NULL,
+    "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite, mpiio_sync,
+    mpiio_close, NULL,       NULL,        NULL,         NULL,
 };

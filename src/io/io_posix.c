@@ -4,6 +4,7 @@
  * Creation and truncation happen once, on rank 0, before the other ranks
  * open, so no rank can truncate data another has already written.
  */
+#define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
 #include "internal.h"
 
 #include <errno.h>
@@ -120,6 +121,53 @@ static int posix_close(io_file_t *f) {
   return rc;
 }
 
+/* Vector transfer; a partial transfer resumes inside the piece it stopped
+ * in. The caller's iovec array is not modified. */
+static int posix_vector(io_file_t *f, const struct iovec *iov, int n,
+                        int64_t off, bool write) {
+  struct iovec cur[DARRAY_IOV_MAX];
+  if (n > DARRAY_IOV_MAX)
+    return DARRAY_EINVAL;
+  memcpy(cur, iov, sizeof *iov * (size_t)n);
+  struct iovec *v = cur;
+  while (n > 0) {
+    ssize_t got = write ? pwritev(f->fd, v, n, (off_t)off)
+                        : preadv(f->fd, v, n, (off_t)off);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0) {
+      f->err_errno = errno;
+      return darray__io_errno_code(errno);
+    }
+    if (got == 0) {
+      if (write)
+        f->err_errno = ENOSPC;
+      return write ? DARRAY_ENOSPC : DARRAY_EEOF;
+    }
+    off += got;
+    while (n > 0 && (size_t)got >= v->iov_len) {
+      got -= (ssize_t)v->iov_len;
+      v++;
+      n--;
+    }
+    if (n > 0) {
+      v->iov_base = (char *)v->iov_base + got;
+      v->iov_len -= (size_t)got;
+    }
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int posix_preadv(io_file_t *f, const struct iovec *iov, int n,
+                        int64_t off) {
+  return posix_vector(f, iov, n, off, false);
+}
+
+static int posix_pwritev(io_file_t *f, const struct iovec *iov, int n,
+                         int64_t off) {
+  return posix_vector(f, iov, n, off, true);
+}
+
 /* fcntl byte-range locks: advisory, per process, released on close. */
 static int posix_lockop(io_file_t *f, int64_t off, int64_t len, short type) {
   struct flock fl;
@@ -146,6 +194,6 @@ static int posix_unlock(io_file_t *f, int64_t off, int64_t len) {
 }
 
 const io_ops_t darray__io_posix_ops = {
-    "posix",     posix_open,  posix_pread, posix_pwrite,
-    posix_sync,  posix_close, posix_lock,  posix_unlock,
+    "posix",     posix_open,  posix_pread, posix_pwrite, posix_sync,
+    posix_close, posix_lock,  posix_unlock, posix_preadv, posix_pwritev,
 };

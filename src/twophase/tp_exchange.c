@@ -1,51 +1,30 @@
 /*
- * tp_exchange.c - one two-phase cycle: the data exchange between owners
- * and aggregators, and the aggregators' file access.
+ * tp_exchange.c - one two-phase cycle.
  *
- * Both ends of every message walk the same runs (the owner its own, the
- * aggregator the owner's, computed from the distribution), clipped to the
- * aggregator's chunk, and cut a message after every TP_MAX_BLOCKS pieces.
- * So both ends agree on every message's size without sending a byte of
- * metadata. Each end describes its side of a message with a datatype over
- * its own buffer: the chunk buffer at the aggregator; at the owner, the
- * user's buffer itself when its runs are contiguous there, else a packed
- * copy.
+ * Between an owner and an aggregator flows one byte stream per cycle: the
+ * owner's pieces inside the aggregator's chunk, in file order, cut into
+ * messages of at most M bytes. Both ends know its length and cuts from the
+ * distribution alone. At the owner the stream is its own buffer when the
+ * pieces are contiguous there (no copy), else it is packed or unpacked M
+ * bytes at a time. At the aggregator the streams land side by side in a
+ * staging buffer, and one vector of pieces in file order, pointing into the
+ * staging buffer and into the aggregator's own buffer, goes to the kernel.
+ *
+ * Ordering (no deadlock, no unexpected messages): every receive that can
+ * be posted early is posted before any send of the cycle; an aggregator
+ * posts its sends before it blocks anywhere; owners block only on
+ * messages whose other end is already posted.
  */
 #include "twophase.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TP_TAG 0x2fa5
 
-typedef struct msg {
-  tp_t *t;
-  int peer;
-  bool send;
-  char *base;      /* the buffer the pieces are in */
-  int n;           /* blocks (pieces merged when adjacent in base) */
-  int npieces;     /* pieces: the unit both ends count */
-  int64_t bytes;
-  int64_t at;      /* next offset in the pack buffer, or chunk start */
-  int64_t clo;     /* chunk start (aggregator side) */
-} msg_t;
-
-typedef void (*piece_fn)(msg_t *m, const layout_run_t *r, int64_t b0,
-                         int64_t b1);
-
-/* Call fn on every piece of the iterator's runs inside [lo, hi). */
-static void walk(layout_iter_t *it, int64_t lo, int64_t hi, piece_fn fn,
-                 msg_t *m) {
-  if (lo >= hi)
-    return;
-  darray__layout_seek(it, lo);
-  layout_run_t r;
-  while (darray__layout_next(it, &r) && r.foff < hi) {
-    int64_t b0 = r.foff < lo ? lo - r.foff : 0;
-    int64_t b1 = r.foff + r.len > hi ? hi - r.foff : r.len;
-    fn(m, &r, b0, b1);
-  }
+static void fail(tp_t *t, int rc) {
+  if (t->rc == DARRAY_SUCCESS && rc != DARRAY_SUCCESS)
+    t->rc = rc;
 }
 
 static MPI_Request *next_request(tp_t *t) {
@@ -60,197 +39,23 @@ static MPI_Request *next_request(tp_t *t) {
   return &t->req[t->nreq++];
 }
 
-static void fail(tp_t *t, int rc) {
-  if (t->rc == DARRAY_SUCCESS)
-    t->rc = rc;
-}
-
-static void msg_post(msg_t *m) {
-  tp_t *t = m->t;
-  if (m->n == 0)
-    return;
+/* Nonblocking transfer of a stream of n bytes at p, cut every M bytes. */
+static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
   MPI_Comm comm = t->x->f->comm;
-  MPI_Request *rq = next_request(t);
-  MPI_Datatype ty = MPI_BYTE;
-  int count = t->blen[0], err;
-  char *p = m->base + t->bdisp[0];
-  if (rq == NULL) {
-    fail(t, DARRAY_ENOMEM); /* the peer then waits: see darray__tp_cycle */
-    m->n = 0;
-    return;
+  for (int64_t at = 0; at < n; at += t->M) {
+    int len = (int)(n - at < t->M ? n - at : t->M);
+    MPI_Request *rq = next_request(t);
+    int err = rq == NULL ? MPI_ERR_NO_MEM
+              : send ? MPI_Isend(p + at, len, MPI_BYTE, peer, TP_TAG, comm, rq)
+                     : MPI_Irecv(p + at, len, MPI_BYTE, peer, TP_TAG, comm, rq);
+    if (err != MPI_SUCCESS) {
+      fail(t, rq == NULL ? DARRAY_ENOMEM : DARRAY_EMPI);
+      if (rq != NULL)
+        t->nreq--;
+    }
   }
-  if (m->n > 1) {
-    MPI_Type_create_hindexed(m->n, t->blen, t->bdisp, MPI_BYTE, &ty);
-    MPI_Type_commit(&ty);
-    count = 1;
-    p = m->base;
-  }
-  if (m->send)
-    err = MPI_Isend(p, count, ty, m->peer, TP_TAG, comm, rq);
-  else
-    err = MPI_Irecv(p, count, ty, m->peer, TP_TAG, comm, rq);
-  if (m->n > 1)
-    MPI_Type_free(&ty);
-  if (err != MPI_SUCCESS)
-    fail(t, DARRAY_EMPI);
-  if (m->send)
-    t->x->f->stats.bytes_exchanged += m->bytes;
-  m->n = 0;
-  m->npieces = 0;
-  m->bytes = 0;
-}
-
-/* Add a piece at disp in m->base. */
-static void msg_add(msg_t *m, int64_t disp, int64_t len) {
-  tp_t *t = m->t;
-  if (m->npieces == TP_MAX_BLOCKS)
-    msg_post(m);
-  m->npieces++;
-  m->bytes += len;
-  int k = m->n - 1;
-  if (k >= 0 && t->bdisp[k] + t->blen[k] == disp &&
-      t->blen[k] <= INT_MAX - len) {
-    t->blen[k] += (int)len;
-    return;
-  }
-  t->bdisp[m->n] = (MPI_Aint)disp;
-  t->blen[m->n++] = (int)len;
-}
-
-/* Pieces described at the aggregator: positions in the chunk. */
-static void piece_chunk(msg_t *m, const layout_run_t *r, int64_t b0,
-                        int64_t b1) {
-  msg_add(m, r->foff + b0 - m->clo, b1 - b0);
-}
-
-/* Pieces described at the owner, in its buffer or packed. */
-static void piece_owner(msg_t *m, const layout_run_t *r, int64_t b0,
-                        int64_t b1) {
-  tp_t *t = m->t;
-  if (t->self_contig) {
-    msg_add(m, r->moff + b0, b1 - b0);
-    return;
-  }
-  if (m->send)
-    darray__layout_copy(t->a, &t->a->sec[r->sec], r, b0, b1, t->x->buf,
-                        t->pack + m->at, true);
-  msg_add(m, m->at, b1 - b0);
-  m->at += b1 - b0;
-}
-
-static void piece_unpack(msg_t *m, const layout_run_t *r, int64_t b0,
-                         int64_t b1) {
-  darray__layout_copy(m->t->a, &m->t->a->sec[r->sec], r, b0, b1,
-                      m->t->x->buf, m->t->pack + m->at, false);
-  m->at += b1 - b0;
-}
-
-/* An aggregator's own runs: straight between the user's buffer and the
- * chunk. */
-static void piece_self(msg_t *m, const layout_run_t *r, int64_t b0,
-                       int64_t b1) {
-  darray__layout_copy(m->t->a, &m->t->a->sec[r->sec], r, b0, b1,
-                      m->t->x->buf, m->base + (r->foff + b0 - m->clo),
-                      m->send);
-}
-
-static void piece_count(msg_t *m, const layout_run_t *r, int64_t b0,
-                        int64_t b1) {
-  (void)r;
-  m->bytes += b1 - b0;
-}
-
-static void piece_span(msg_t *m, const layout_run_t *r, int64_t b0,
-                       int64_t b1) {
-  int64_t s = r->foff + b0, e = r->foff + b1;
-  if (m->npieces++ == 0 || s < m->clo)
-    m->clo = s;
-  if (e > m->at)
-    m->at = e;
-}
-
-/* Make room for this cycle's packed pieces (owners with strided memory);
- * done before any message of the cycle is posted, so nothing moves under
- * a pending request. */
-static bool reserve_pack(tp_t *t, int64_t cycle) {
-  if (t->self_contig)
-    return true;
-  msg_t m = {.t = t};
-  for (int i = 0; i < t->A; i++) {
-    int64_t clo, chi;
-    darray__tp_chunk(t, i, cycle, &clo, &chi);
-    if (darray__tp_agg_rank(t, i) != t->me)
-      walk(&t->self, clo, chi, piece_count, &m);
-  }
-  if (m.bytes <= t->pack_cap)
-    return true;
-  free(t->pack);
-  t->pack = malloc((size_t)m.bytes);
-  t->pack_cap = t->pack ? m.bytes : 0;
-  return t->pack != NULL;
-}
-
-/* Owner side: one message per aggregator (other than me) and cycle. */
-static void owner_messages(tp_t *t, int64_t cycle, bool send) {
-  msg_t m = {.t = t, .send = send,
-             .base = t->self_contig ? t->x->buf : t->pack};
-  for (int i = 0; i < t->A; i++) {
-    int64_t clo, chi;
-    int ar = darray__tp_agg_rank(t, i);
-    darray__tp_chunk(t, i, cycle, &clo, &chi);
-    if (ar == t->me || clo == chi)
-      continue;
-    m.peer = ar;
-    walk(&t->self, clo, chi, piece_owner, &m);
-    msg_post(&m);
-  }
-}
-
-static void owner_unpack(tp_t *t, int64_t cycle) {
-  msg_t m = {.t = t};
-  for (int i = 0; i < t->A && !t->self_contig; i++) {
-    int64_t clo, chi;
-    darray__tp_chunk(t, i, cycle, &clo, &chi);
-    if (darray__tp_agg_rank(t, i) != t->me)
-      walk(&t->self, clo, chi, piece_unpack, &m);
-  }
-}
-
-/* Aggregator side: one message per other process, and my own pieces. */
-static void aggregator_messages(tp_t *t, int64_t clo, int64_t chi,
-                                bool send) {
-  msg_t m = {.t = t, .send = send, .base = t->chunk, .clo = clo};
-  for (int r = 0; r < t->P; r++) {
-    if (r == t->me)
-      continue;
-    m.peer = r;
-    walk(&t->peer[r], clo, chi, piece_chunk, &m);
-    msg_post(&m);
-  }
-}
-
-static void aggregator_self(tp_t *t, int64_t clo, int64_t chi, bool write) {
-  msg_t m = {.t = t, .send = write, .base = t->chunk, .clo = clo};
-  walk(&t->self, clo, chi, piece_self, &m);
-}
-
-/* The part of a chunk that somebody accesses: all of it when dense. */
-static void chunk_span(tp_t *t, int64_t clo, int64_t chi, int64_t *s0,
-                       int64_t *s1, int64_t *covered) {
-  *s0 = clo;
-  *s1 = *covered = chi - clo;
-  *s1 = chi;
-  if (t->dense)
-    return;
-  msg_t span = {.t = t, .clo = chi, .at = clo};
-  msg_t count = {.t = t};
-  for (int r = 0; r < t->P; r++) {
-    walk(&t->peer[r], clo, chi, piece_span, &span);
-    walk(&t->peer[r], clo, chi, piece_count, &count);
-  }
-  *s0 = span.clo;
-  *s1 = span.at > span.clo ? span.at : span.clo;
-  *covered = count.bytes;
+  if (send)
+    t->x->f->stats.bytes_exchanged += n;
 }
 
 /* GCC 12 takes MPI_STATUSES_IGNORE for a zero-length array and warns. */
@@ -259,7 +64,8 @@ static void chunk_span(tp_t *t, int64_t clo, int64_t chi, int64_t *s0,
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 static void wait_all(tp_t *t) {
-  if (MPI_Waitall(t->nreq, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+  if (t->nreq > 0 &&
+      MPI_Waitall(t->nreq, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
     fail(t, DARRAY_EMPI);
   t->nreq = 0;
 }
@@ -267,66 +73,190 @@ static void wait_all(tp_t *t) {
 #pragma GCC diagnostic pop
 #endif
 
-static void io_fail(tp_t *t, int rc) {
-  if (rc != DARRAY_SUCCESS)
-    fail(t, rc);
-}
+/* ---- owner side --------------------------------------------------------- */
 
-static void write_cycle(tp_t *t, int64_t cycle) {
-  int64_t clo = 0, chi = 0, s0, s1, covered;
-  bool agg = t->myagg >= 0;
-  if (agg)
-    darray__tp_chunk(t, t->myagg, cycle, &clo, &chi);
-  agg = agg && clo < chi;
-  if (agg) {
-    chunk_span(t, clo, chi, &s0, &s1, &covered);
-    if (covered < chi - clo) { /* holes: read-modify-write */
-      /* No lock: within one collective call the domains are disjoint,
-       * so no other process of this call writes these bytes. */
-      memset(t->chunk, 0, (size_t)(chi - clo));
-      int rc = darray__io_pread(t->x->f, t->chunk, chi - clo, clo);
-      if (rc != DARRAY_EEOF)
-        io_fail(t, rc);
+/*
+ * A strided owner's stream, moved M bytes at a time through the pack
+ * buffer with blocking calls (the other end is posted already): packed and
+ * sent for writes, received and unpacked for reads.
+ */
+static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
+                          int peer, bool send) {
+  MPI_Comm comm = t->x->f->comm;
+  int64_t fill = 0, avail = 0; /* send: bytes packed; recv: bytes left */
+  pwalk_t w;
+  for (darray__tp_walk_start(&w, &t->self, lo, hi); w.valid;
+       darray__tp_walk_next(&w)) {
+    for (int64_t b = w.b0; b < w.b1;) {
+      if (!send && avail == 0) {
+        avail = n < t->M ? n : t->M;
+        if (MPI_Recv(t->pack, (int)avail, MPI_BYTE, peer, TP_TAG, comm,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+          fail(t, DARRAY_EMPI);
+        n -= avail;
+        fill = 0;
+      }
+      int64_t room = send ? t->M - fill : avail;
+      int64_t take = w.b1 - b < room ? w.b1 - b : room;
+      darray__layout_copy(t->a, &t->a->sec[w.run.sec], &w.run, b, b + take,
+                          t->x->buf, t->pack + fill, send);
+      b += take;
+      fill += take;
+      avail -= send ? 0 : take;
+      if (send && fill == t->M) {
+        if (MPI_Send(t->pack, (int)fill, MPI_BYTE, peer, TP_TAG, comm))
+          fail(t, DARRAY_EMPI);
+        t->x->f->stats.bytes_exchanged += fill;
+        fill = 0;
+      }
     }
-    aggregator_messages(t, clo, chi, false);
   }
-  if (!reserve_pack(t, cycle))
-    fail(t, DARRAY_ENOMEM);
-  else
-    owner_messages(t, cycle, true);
-  if (agg)
-    aggregator_self(t, clo, chi, true);
-  wait_all(t);
-  if (agg && t->rc == DARRAY_SUCCESS)
-    io_fail(t, darray__io_pwrite(t->x->f, t->chunk, chi - clo, clo));
+  if (send && fill > 0) {
+    if (MPI_Send(t->pack, (int)fill, MPI_BYTE, peer, TP_TAG, comm))
+      fail(t, DARRAY_EMPI);
+    t->x->f->stats.bytes_exchanged += fill;
+  }
 }
 
-static void read_cycle(tp_t *t, int64_t cycle) {
-  int64_t clo = 0, chi = 0, s0, s1, covered;
-  bool packed_ok = reserve_pack(t, cycle);
-  if (!packed_ok)
-    fail(t, DARRAY_ENOMEM);
-  else
-    owner_messages(t, cycle, false);
-  bool agg = t->myagg >= 0;
-  if (agg)
-    darray__tp_chunk(t, t->myagg, cycle, &clo, &chi);
-  if (agg && clo < chi) {
-    chunk_span(t, clo, chi, &s0, &s1, &covered);
-    if (s1 > s0)
-      io_fail(t, darray__io_pread(t->x->f, t->chunk + (s0 - clo), s1 - s0,
-                                  s0));
-    aggregator_messages(t, clo, chi, true);
-    aggregator_self(t, clo, chi, false);
+/*
+ * My streams to or from every other aggregator. Contiguous ones are posted
+ * (phase 0); strided ones move through the pack buffer, after the
+ * aggregators have posted their side (phase 1).
+ */
+static void owner_streams(tp_t *t, int64_t cycle, int phase) {
+  for (int i = 0; i < t->A; i++) {
+    int64_t clo, chi, first;
+    int peer = darray__tp_agg_rank(t, i);
+    darray__tp_chunk(t, i, cycle, &clo, &chi);
+    if (peer == t->me || clo == chi)
+      continue;
+    bool contig;
+    int64_t n = darray__tp_stream(&t->self, clo, chi, &contig, &first);
+    if (n > 0 && contig && phase == 0)
+      post_stream(t, t->x->buf + first, n, peer, t->x->write);
+    else if (n > 0 && !contig && phase == 1)
+      stream_packed(t, clo, chi, n, peer, t->x->write);
   }
-  wait_all(t);
-  if (packed_ok)
-    owner_unpack(t, cycle);
 }
+
+/* ---- aggregator side ---------------------------------------------------- */
+
+/* Where each process's stream sits in staging; mine stays in my buffer
+ * when it is contiguous there. */
+static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
+  int64_t at = 0, first;
+  bool contig;
+  for (int r = 0; r < t->P; r++) {
+    t->bytes[r] = darray__tp_stream(&t->peer[r], clo, chi, &contig, &first);
+    if (r == t->me && t->self_contig)
+      t->bytes[r] = 0; /* not staged */
+    t->stage_off[r] = at;
+    at += t->bytes[r];
+  }
+}
+
+static void post_peer_streams(tp_t *t, bool send) {
+  for (int r = 0; r < t->P; r++)
+    if (r != t->me && t->bytes[r] > 0)
+      post_stream(t, t->stage + t->stage_off[r], t->bytes[r], r, send);
+}
+
+/* Pack (to_stage) or unpack my own strided pieces through staging. */
+static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
+  if (t->self_contig)
+    return;
+  pwalk_t w;
+  char *p = t->stage + t->stage_off[t->me];
+  for (darray__tp_walk_start(&w, &t->self, clo, chi); w.valid;
+       darray__tp_walk_next(&w)) {
+    darray__layout_copy(t->a, &t->a->sec[w.run.sec], &w.run, w.b0, w.b1,
+                        t->x->buf, p, to_stage);
+    p += w.b1 - w.b0;
+  }
+}
+
+static void flush_vector(tp_t *t) {
+  if (t->niov == 0)
+    return;
+  darray_file_s_t *f = t->x->f;
+  int rc = t->x->write ? darray__io_pwritev(f, t->iov, t->niov, t->iov_off,
+                                            t->pack, t->M)
+                       : darray__io_preadv(f, t->iov, t->niov, t->iov_off,
+                                           t->pack, t->M);
+  if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
+    t->rc = rc;
+  t->niov = 0;
+}
+
+/* Append a piece; a hole in the file starts a new vector call. */
+static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
+  struct iovec *last = t->niov > 0 ? &t->iov[t->niov - 1] : NULL;
+  if (last != NULL && foff != t->iov_end)
+    flush_vector(t), last = NULL;
+  if (last != NULL && (char *)last->iov_base + last->iov_len == mem) {
+    last->iov_len += (size_t)len;
+  } else {
+    if (t->niov == DARRAY_IOV_MAX)
+      flush_vector(t);
+    if (t->niov == 0)
+      t->iov_off = foff;
+    t->iov[t->niov++] = (struct iovec){mem, (size_t)len};
+  }
+  t->iov_end = foff + len;
+}
+
+/* Every process's pieces of the chunk, merged in file order, to the file:
+ * mine from my buffer, the others' from their staged streams. */
+static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
+  for (int r = 0; r < t->P; r++)
+    darray__tp_walk_start(&t->walk[r], &t->peer[r], clo, chi);
+  int64_t *cur = t->cursor; /* bytes of each stream consumed */
+  for (int r = 0; r < t->P; r++)
+    cur[r] = 0;
+  for (;;) {
+    int best = -1;
+    for (int r = 0; r < t->P; r++)
+      if (t->walk[r].valid &&
+          (best < 0 || t->walk[r].run.foff + t->walk[r].b0 <
+                           t->walk[best].run.foff + t->walk[best].b0))
+        best = r;
+    if (best < 0)
+      break;
+    pwalk_t *w = &t->walk[best];
+    int64_t len = w->b1 - w->b0;
+    char *mem = best == t->me && t->self_contig
+                    ? t->x->buf + w->run.moff + w->b0
+                    : t->stage + t->stage_off[best] + cur[best];
+    cur[best] += len;
+    add_piece(t, w->run.foff + w->b0, mem, len);
+    darray__tp_walk_next(w);
+  }
+  flush_vector(t);
+}
+
+/* ---- the cycle ---------------------------------------------------------- */
 
 void darray__tp_cycle(tp_t *t, int64_t cycle) {
-  if (t->x->write)
-    write_cycle(t, cycle);
-  else
-    read_cycle(t, cycle);
+  bool write = t->x->write;
+  int64_t clo = 0, chi = 0;
+  if (t->myagg >= 0)
+    darray__tp_chunk(t, t->myagg, cycle, &clo, &chi);
+  bool agg = clo < chi;
+  if (agg) {
+    place_streams(t, clo, chi);
+    if (write)
+      post_peer_streams(t, false); /* receive the others' streams */
+  }
+  owner_streams(t, cycle, 0); /* contiguous streams: posted */
+  if (agg && write) {
+    stage_mine(t, clo, chi, true);
+  } else if (agg) {
+    chunk_io(t, clo, chi); /* read the chunk */
+    stage_mine(t, clo, chi, false);
+    post_peer_streams(t, true); /* send the others' streams */
+  }
+  owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
+  wait_all(t);
+  if (agg && write)
+    chunk_io(t, clo, chi); /* write the chunk */
 }

@@ -5,20 +5,26 @@
  * Noncontiguous Accesses in MPI-IO", section 6): the union of all
  * processes' accesses is split into contiguous file domains, one per
  * aggregator; each aggregator moves its domain in chunks of at most
- * cb_buffer_size bytes with one file call per chunk, and the data travels
+ * cb_buffer_size bytes, and the data travels
  * between the owners and the aggregators by message passing.
  *
  * What differs from ROMIO: every process can compute every other process's
  * runs from the distribution (layout iterators that seek to a chunk's
  * start), so nobody sends offset/length lists. The only messages carry
- * data, described on both sides by the same walk over the same runs, and
- * posted receives-first. Steps, per call:
+ * data: contiguous byte streams, cut every M bytes, whose layout both ends
+ * derive from the same walk over the same runs. No MPI derived datatype is
+ * used (on this MPI a strided receive is several times slower than a
+ * contiguous one); instead the aggregator hands the kernel a vector of
+ * pieces (pwritev/preadv) that point into the other processes' staged
+ * streams and straight into its own buffer, so its own data is never
+ * copied. Steps, per call:
  *
  *   1. prepare: the access extent, the file domains, the number of cycles
  *      (the same everywhere, computed locally), buffers.
- *   2. per cycle: (a) post receives, (b) aggregators read (reads) or copy
- *      their own runs, (c) post sends, (d) wait, (e) aggregators write
- *      (writes) or owners unpack (reads).
+ *   2. per cycle (tp_exchange.c): receives are posted before any send;
+ *      aggregators write (or read) their chunk with vector calls; owners
+ *      send (or receive) their pieces straight from (into) their buffer
+ *      when those are contiguous there, packed through M bytes otherwise.
  */
 #include "twophase.h"
 
@@ -83,12 +89,18 @@ static int extent_and_density(tp_t *t) {
   return DARRAY_SUCCESS;
 }
 
+/* cb_buffer_size bounds all temporary memory of a process: an aggregator's
+ * chunk staging (C) plus the message/pack buffer (M = a quarter). */
 static void choose_aggregators(tp_t *t) {
   const darray_hints_t *h = &t->x->f->hints;
+  int64_t es = t->a->esize, cb = h->cb_buffer_size;
   t->A = h->cb_nodes > 0 && h->cb_nodes < t->P ? (int)h->cb_nodes : t->P;
-  t->C = h->cb_buffer_size / t->a->esize * t->a->esize;
-  if (t->C < t->a->esize)
-    t->C = t->a->esize;
+  t->M = cb / 4 / es * es;
+  if (t->M < es)
+    t->M = es;
+  t->C = (cb - t->M) / es * es;
+  if (t->C < es)
+    t->C = es;
   t->myagg = -1;
   for (int i = 0; i < t->A; i++)
     if (darray__tp_agg_rank(t, i) == t->me)
@@ -107,6 +119,29 @@ static bool all_mem_contig(const struct darray_s *a) {
   return contig;
 }
 
+/* Buffers of an aggregator: staging, walkers, the vector. */
+static int prepare_aggregator(tp_t *t) {
+  size_t P = (size_t)t->P;
+  t->peer = calloc(P, sizeof *t->peer);
+  t->stage = malloc((size_t)t->C);
+  t->bytes = calloc(P, sizeof *t->bytes);
+  t->stage_off = calloc(P, sizeof *t->stage_off);
+  t->cursor = calloc(P, sizeof *t->cursor);
+  t->walk = calloc(P, sizeof *t->walk);
+  t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
+  if (!t->peer || !t->stage || !t->bytes || !t->stage_off || !t->cursor ||
+      !t->walk || !t->iov)
+    return DARRAY_ENOMEM;
+  for (int r = 0; r < t->P; r++) {
+    int rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
+                                      t->peer_nsec[r]);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    t->npeer = r + 1;
+  }
+  return DARRAY_SUCCESS;
+}
+
 static int tp_prepare(xfer_t *x) {
   tp_t *t = calloc(1, sizeof *t);
   if (t == NULL)
@@ -118,9 +153,7 @@ static int tp_prepare(xfer_t *x) {
   t->me = x->a->rank;
   t->peer_sec = calloc((size_t)t->P, sizeof *t->peer_sec);
   t->peer_nsec = calloc((size_t)t->P, sizeof *t->peer_nsec);
-  t->blen = malloc(sizeof *t->blen * TP_MAX_BLOCKS);
-  t->bdisp = malloc(sizeof *t->bdisp * TP_MAX_BLOCKS);
-  if (!t->peer_sec || !t->peer_nsec || !t->blen || !t->bdisp)
+  if (!t->peer_sec || !t->peer_nsec)
     return DARRAY_ENOMEM;
   int rc = extent_and_density(t);
   if (rc != DARRAY_SUCCESS)
@@ -131,19 +164,17 @@ static int tp_prepare(xfer_t *x) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   t->self_ok = true;
-  if (t->myagg >= 0) {
-    t->peer = calloc((size_t)t->P, sizeof *t->peer);
-    t->chunk = malloc((size_t)t->C);
-    if (t->peer == NULL || t->chunk == NULL)
-      return DARRAY_ENOMEM;
-    for (int r = 0; r < t->P; r++) {
-      rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
-                                    t->peer_nsec[r]);
-      if (rc != DARRAY_SUCCESS)
-        return rc;
-      t->npeer = r + 1;
-    }
-  }
+  bool agg = t->myagg >= 0;
+  if (agg && (rc = prepare_aggregator(t)) != DARRAY_SUCCESS)
+    return rc;
+  t->pack = malloc((size_t)t->M); /* streams that are strided in memory;
+                                      scratch for back ends without
+                                      vector calls */
+  if (t->pack == NULL)
+    return DARRAY_ENOMEM;
+  int64_t peak = (agg ? t->C : 0) + t->M;
+  if (peak > x->f->stats.peak_temp_bytes)
+    x->f->stats.peak_temp_bytes = peak;
   return DARRAY_SUCCESS;
 }
 
@@ -160,11 +191,14 @@ static void tp_finish(xfer_t *x) {
   free(t->peer_sec);
   free(t->peer_nsec);
   free(t->peer);
-  free(t->chunk);
+  free(t->stage);
   free(t->pack);
+  free(t->bytes);
+  free(t->stage_off);
+  free(t->cursor);
+  free(t->walk);
+  free(t->iov);
   free(t->req);
-  free(t->blen);
-  free(t->bdisp);
   free(t);
   x->state = NULL;
 }
@@ -173,13 +207,9 @@ static void tp_finish(xfer_t *x) {
 
 static int tp_run(xfer_t *x) {
   tp_t *t = x->state;
-  darray_stats_t *st = &x->f->stats;
-  int64_t peak = (t->myagg >= 0 ? t->C : 0);
   for (int64_t c = 0; c < t->ntimes; c++) {
     darray__tp_cycle(t, c);
-    st->cycles++;
-    if (t->pack_cap + peak > st->peak_temp_bytes)
-      st->peak_temp_bytes = t->pack_cap + peak;
+    x->f->stats.cycles++;
   }
   return t->rc;
 }

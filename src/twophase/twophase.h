@@ -6,9 +6,14 @@
 
 #include "internal.h"
 
-/* Runs per message: bounds the datatype description built for one message
- * (the description is local; it is never sent). */
-#define TP_MAX_BLOCKS 4096
+/* The pieces of one process's runs inside a file range, in file order. */
+typedef struct pwalk {
+  layout_iter_t *it;
+  int64_t lo, hi;
+  layout_run_t run; /* the current run, clipped to [b0, b1) */
+  int64_t b0, b1;
+  bool valid;
+} pwalk_t;
 
 typedef struct tp {
   xfer_t *x;
@@ -16,7 +21,8 @@ typedef struct tp {
   int P, A, me, myagg; /* processes, aggregators, my rank, my aggregator # */
   int64_t lo, hi;      /* the extent of all processes' runs */
   bool dense;          /* every byte of [lo, hi) belongs to some process */
-  int64_t C;           /* chunk bytes */
+  int64_t C;           /* file bytes per aggregator and cycle */
+  int64_t M;           /* bytes per message (and of the pack buffer) */
   int64_t ntimes;      /* cycles, the same on every process */
   bool self_contig;    /* my runs are contiguous in my buffer */
   layout_iter_t self;  /* my runs */
@@ -25,14 +31,19 @@ typedef struct tp {
   int *peer_nsec;
   layout_iter_t *peer; /* aggregators: iterators over every process's runs */
   int npeer;
-  char *chunk;         /* aggregators: C bytes */
-  char *pack;          /* owners with strided memory: packed pieces */
-  int64_t pack_cap;
+  char *stage;         /* aggregators: C bytes, the others' data */
+  char *pack;          /* M bytes: strided streams, and the scratch of
+                          back ends without vector calls */
+  int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
+  int64_t *stage_off;  /* ... and where they sit in stage */
+  int64_t *cursor;     /* ... and how much of each is consumed */
+  pwalk_t *walk;       /* aggregators: one walker per process */
+  struct iovec *iov;   /* DARRAY_IOV_MAX entries */
+  int niov;
+  int64_t iov_off, iov_end; /* file range the pending vector covers */
   MPI_Request *req;
   int nreq, req_cap;
-  int *blen;           /* TP_MAX_BLOCKS entries: one message's pieces */
-  MPI_Aint *bdisp;
-  int rc;              /* first local failure */
+  int rc; /* first local failure */
 } tp_t;
 
 /* Chunk [*clo, *chi) of aggregator i in a cycle (empty when clo == chi). */
@@ -42,5 +53,15 @@ DARRAY_HIDDEN void darray__tp_chunk(const tp_t *t, int i, int64_t cycle,
 DARRAY_HIDDEN int darray__tp_agg_rank(const tp_t *t, int i);
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);
+
+/* Piece walking (tp_walk.c). */
+DARRAY_HIDDEN void darray__tp_walk_start(pwalk_t *w, layout_iter_t *it,
+                                         int64_t lo, int64_t hi);
+DARRAY_HIDDEN void darray__tp_walk_next(pwalk_t *w);
+/* Bytes of an iterator's pieces in [lo, hi); *contig: whether they are one
+ * contiguous stretch of the user buffer (then *first is its offset). */
+DARRAY_HIDDEN int64_t darray__tp_stream(layout_iter_t *it, int64_t lo,
+                                        int64_t hi, bool *contig,
+                                        int64_t *first);
 
 #endif
