@@ -577,12 +577,22 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  * `DARRAYIO_HINTS="key=value;key=value"`, which wins. Hints:
  *  - `darray_backend` = `posix` (default: pread/pwrite) or `mpiio`
  *    (MPI_File_read_at / write_at, for file systems only MPI-IO reaches);
- *  - `darray_strategy` = `auto` (default) or `direct`;
+ *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
+ *    own runs), `twophase` (collective buffering) or `sieve` (data
+ *    sieving). `auto` uses two-phase when the processes' file extents
+ *    interleave and independent I/O otherwise;
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
- *    buffer used to merge runs on reads and writes; defaults 4 MiB and
- *    512 KiB), `cb_buffer_size`, `cb_nodes`, `striping_unit`,
- *    `striping_factor`, `romio_ds_read`, `romio_ds_write`, `romio_cb_read`,
- *    `romio_cb_write` (accepted and checked now, used by later strategies).
+ *    buffer of independent reads and writes; defaults 4 MiB and 512 KiB);
+ *  - `cb_buffer_size` (bytes, default 16 MiB, at most 1 GiB): bounds all
+ *    temporary memory of a two-phase call on each process; `cb_nodes`
+ *    (number of aggregators, default: every process); `striping_unit`
+ *    (bytes; file domain boundaries are aligned to it when set);
+ *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
+ *    (always two-phase) or `disable` (never); `romio_ds_read`,
+ *    `romio_ds_write` = `automatic`, `enable` or `disable` (data sieving);
+ *  - `striping_factor` is accepted and checked.
+ *
+ * Sizes accept a k, m or g suffix (powers of 1024).
  *
  * Unknown keys in \p info are ignored (MPI's rule: the same info may carry
  * hints for MPI-IO, which is passed it with the mpiio backend). Unknown keys
