@@ -505,7 +505,8 @@ int darray_local_count(darray_t a, int64_t *count);
 
 /**
  * Bytes of the local buffer, ghosts and padding included: what the caller
- * must allocate for darray_write() / darray_read().
+ * must allocate for darray_write() / darray_read(). A process that owns no
+ * element gets 0, whatever its ghost widths.
  * \param a the array
  * \param[out] bytes buffer size
  * \retval DARRAY_SUCCESS success
