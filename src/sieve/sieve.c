@@ -1,0 +1,368 @@
+/*
+ * sieve.c - data sieving: independent access of many small runs through
+ * one bounded buffer (independent; no communication).
+ *
+ * Thakur, Gropp & Lusk, "Optimizing Noncontiguous Accesses in MPI-IO",
+ * section 5 (after PASSION): instead of one call per run, read one large
+ * window that covers many runs and pick the runs out of it in memory; to
+ * write, read the window, put the runs into it and write it back, holding
+ * an exclusive byte-range lock over the window so that other processes'
+ * data in its holes is not lost.
+ *
+ * Per call, the runs of this process come from the layout iterator in file
+ * order. A window starts at the first run not yet moved and grows over the
+ * following runs while they fit in ind_rd_buffer_size / ind_wr_buffer_size
+ * and while the hole before the next run costs less to move than the call
+ * it saves (the cost model below); a run longer than the buffer is moved in
+ * buffer-sized pieces. Then:
+ *
+ *   - one piece: moved alone, straight from/to the user's buffer when it is
+ *     contiguous there, else packed;
+ *   - reads: one read of the window, runs copied out;
+ *   - writes, no holes: runs packed, one write;
+ *   - writes with holes: lock, read, runs copied in, write, unlock, when the
+ *     model says the read-modify-write is cheaper than writing the window's
+ *     stretches of touching runs one by one (which is what happens
+ *     otherwise).
+ *
+ * The cost model (nanoseconds; hints darray_ds_rd_latency_ns,
+ * darray_ds_wr_latency_ns, darray_ds_bandwidth_mbs): a call costs its
+ * latency plus bytes / bandwidth; a lock and an unlock cost a read latency
+ * each. Reads: a run joins the window when its hole costs no more than a
+ * read call, gap / bw <= L_rd. Writes: the hole is read and written back and
+ * the run read as well, so (2 gap + len) / bw <= L_wr. A window is one
+ * piece (moved alone) or several pieces with small holes, so holes that
+ * are large against what a call costs (BTIO's pattern) are never read.
+ *
+ * Locks. A back end without locks (lock == NULL: mpiio) never does a
+ * read-modify-write: windows with holes are written as stretches of
+ * touching runs, as the direct strategy would. This fallback is silent in
+ * the error message; an explain/verbose report can detect it from
+ * `x->write && f->io.ops->lock == NULL` (see doc/sieving.md). With locks,
+ * every read-modify-write holds an exclusive lock on its window, and when
+ * this process's extent overlaps another process's extent (the only way
+ * another process's window can cover this one's bytes) every other write
+ * holds one too: an unlocked plain write landing between another
+ * process's read and write of its window would be lost.
+ *
+ * A read-modify-write read that meets the end of the file is not an error:
+ * the holes were zeroed before the read, and bytes past the end read as
+ * zeros, as they would after the write.
+ *
+ * Memory: one buffer of at most the hint (never more than this process's
+ * extent) plus two run iterators, whatever the array size.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sieve {
+  xfer_t *x;
+  layout_iter_t scan;   /* finds windows */
+  layout_iter_t replay; /* walks a window's runs again */
+  layout_run_t cur;     /* first run not moved completely */
+  int64_t done;         /* bytes of cur already moved */
+  bool have;            /* cur is valid */
+  char *buf;
+  int64_t cap;          /* bytes of buf: largest window */
+  double lat_rd, lat_wr, ns_per_byte;
+  bool can_lock;        /* writes: the back end locks */
+  bool lock_all;        /* writes: lock plain writes too */
+} sieve_t;
+
+/* A window: file bytes [lo, hi), starting with part [b0, ...) of run
+ * first. */
+typedef struct window {
+  int64_t lo, hi;
+  int64_t data;   /* bytes of runs inside */
+  int64_t pieces; /* runs, or parts of runs, inside */
+  int64_t segs;   /* maximal stretches of touching pieces */
+  layout_run_t first;
+  int64_t b0;
+} window_t;
+
+/* ---- choosing windows ---------------------------------------------------- */
+
+/* Whether a run `gap` bytes after the window should join it. */
+static bool worth_joining(const sieve_t *s, int64_t gap, int64_t len) {
+  if (gap == 0)
+    return true;
+  if (!s->x->write)
+    return (double)gap * s->ns_per_byte <= s->lat_rd;
+  return s->can_lock &&
+         (double)(2 * gap + len) * s->ns_per_byte <= s->lat_wr;
+}
+
+/* The next window, from cur on; consumes the runs it takes. For writes,
+ * the holes in the buffer are zeroed on the way. */
+static void scan_window(sieve_t *s, window_t *w) {
+  int64_t lo = s->cur.foff + s->done, left = s->cur.len - s->done;
+  *w = (window_t){lo, lo + left, left, 1, 1, s->cur, s->done};
+  if (left > s->cap) { /* a long run: a full window of it */
+    w->hi = lo + s->cap;
+    w->data = s->cap;
+    s->done += s->cap;
+    return;
+  }
+  layout_run_t r;
+  s->have = false;
+  while (darray__layout_next(&s->scan, &r)) {
+    int64_t gap = r.foff - w->hi;
+    if (r.foff + r.len - lo > s->cap || !worth_joining(s, gap, r.len)) {
+      s->cur = r;
+      s->done = 0;
+      s->have = true;
+      return;
+    }
+    if (gap > 0) {
+      w->segs++;
+      if (s->x->write)
+        memset(s->buf + (w->hi - lo), 0, (size_t)gap);
+    }
+    w->hi = r.foff + r.len;
+    w->data += r.len;
+    w->pieces++;
+  }
+}
+
+/* Whether locking, reading, filling and writing a window with holes beats
+ * writing its stretches of touching runs one by one. */
+static bool rmw_pays(const sieve_t *s, const window_t *w) {
+  double lock = 2 * s->lat_rd;
+  double rmw = lock + s->lat_rd + s->lat_wr +
+               2 * (double)(w->hi - w->lo) * s->ns_per_byte;
+  double direct = (s->lock_all ? lock : 0) + (double)w->segs * s->lat_wr +
+                  (double)w->data * s->ns_per_byte;
+  return rmw <= direct;
+}
+
+/* ---- moving bytes -------------------------------------------------------- */
+
+static int io(sieve_t *s, void *p, int64_t len, int64_t off) {
+  return s->x->write ? darray__io_pwrite(s->x->f, p, len, off)
+                     : darray__io_pread(s->x->f, p, len, off);
+}
+
+static void copy(sieve_t *s, const layout_run_t *r, int64_t b0, int64_t b1,
+                 char *packed, bool to_packed) {
+  const struct darray_s *a = s->x->a;
+  darray__layout_copy(a, &s->x->sec[r->sec], r, b0, b1, s->x->buf, packed,
+                      to_packed);
+}
+
+/* Move bytes [b0, b1) of a run with one call. */
+static int move_piece(sieve_t *s, const layout_run_t *r, int64_t b0,
+                      int64_t b1) {
+  if (r->mem_contig)
+    return io(s, s->x->buf + r->moff + b0, b1 - b0, r->foff + b0);
+  if (s->x->write)
+    copy(s, r, b0, b1, s->buf, true);
+  int rc = io(s, s->buf, b1 - b0, r->foff + b0);
+  if (rc == DARRAY_SUCCESS && !s->x->write)
+    copy(s, r, b0, b1, s->buf, false);
+  return rc;
+}
+
+/* Copy every piece of the window between the user's buffer and the
+ * window's image in buf. */
+static void copy_window(sieve_t *s, const window_t *w, bool to_packed) {
+  layout_run_t r;
+  darray__layout_seek(&s->replay, w->lo);
+  while (darray__layout_next(&s->replay, &r) && r.foff < w->hi) {
+    int64_t b0 = w->lo > r.foff ? w->lo - r.foff : 0;
+    int64_t b1 = w->hi - r.foff < r.len ? w->hi - r.foff : r.len;
+    copy(s, &r, b0, b1, s->buf + (r.foff + b0 - w->lo), to_packed);
+  }
+}
+
+/* A stretch of touching pieces being gathered for one write. Its single
+ * first piece is packed only once a second one joins, so that a lone
+ * contiguous piece goes straight from the user's buffer. */
+typedef struct stretch {
+  int64_t lo, hi, pieces;
+  layout_run_t run;
+  int64_t b0;
+} stretch_t;
+
+static int flush_stretch(sieve_t *s, const stretch_t *t, int64_t wlo) {
+  if (t->pieces == 0)
+    return DARRAY_SUCCESS;
+  if (t->pieces == 1)
+    return move_piece(s, &t->run, t->b0, t->b0 + (t->hi - t->lo));
+  return darray__io_pwrite(s->x->f, s->buf + (t->lo - wlo), t->hi - t->lo,
+                           t->lo);
+}
+
+/* Write a window with holes without reading it: one call per stretch of
+ * touching pieces. */
+static int write_stretches(sieve_t *s, const window_t *w) {
+  stretch_t t = {0, 0, 0, {0}, 0};
+  layout_run_t r;
+  int rc = DARRAY_SUCCESS;
+  darray__layout_seek(&s->replay, w->lo);
+  while (rc == DARRAY_SUCCESS && darray__layout_next(&s->replay, &r) &&
+         r.foff < w->hi) {
+    int64_t b0 = w->lo > r.foff ? w->lo - r.foff : 0;
+    int64_t b1 = w->hi - r.foff < r.len ? w->hi - r.foff : r.len;
+    if (t.pieces > 0 && r.foff + b0 == t.hi) {
+      if (t.pieces == 1)
+        copy(s, &t.run, t.b0, t.b0 + (t.hi - t.lo), s->buf + (t.lo - w->lo),
+             true);
+      copy(s, &r, b0, b1, s->buf + (r.foff + b0 - w->lo), true);
+      t.hi = r.foff + b1;
+      t.pieces++;
+      continue;
+    }
+    rc = flush_stretch(s, &t, w->lo);
+    t = (stretch_t){r.foff + b0, r.foff + b1, 1, r, b0};
+  }
+  if (rc == DARRAY_SUCCESS)
+    rc = flush_stretch(s, &t, w->lo);
+  return rc;
+}
+
+static int read_window(sieve_t *s, const window_t *w) {
+  if (w->pieces == 1)
+    return move_piece(s, &w->first, w->b0, w->b0 + (w->hi - w->lo));
+  int rc = darray__io_pread(s->x->f, s->buf, w->hi - w->lo, w->lo);
+  if (rc == DARRAY_SUCCESS)
+    copy_window(s, w, false);
+  return rc;
+}
+
+/* The write of a window, inside its lock if one is held. */
+static int write_locked(sieve_t *s, const window_t *w, bool rmw) {
+  if (w->pieces == 1)
+    return move_piece(s, &w->first, w->b0, w->b0 + (w->hi - w->lo));
+  if (w->segs > 1 && !rmw)
+    return write_stretches(s, w);
+  if (rmw) {
+    int rc = darray__io_pread(s->x->f, s->buf, w->hi - w->lo, w->lo);
+    if (rc != DARRAY_SUCCESS && rc != DARRAY_EEOF)
+      return rc;
+  }
+  copy_window(s, w, true);
+  return darray__io_pwrite(s->x->f, s->buf, w->hi - w->lo, w->lo);
+}
+
+static int write_window(sieve_t *s, const window_t *w) {
+  bool rmw = w->segs > 1 && s->can_lock && rmw_pays(s, w);
+  bool lock = rmw || s->lock_all;
+  io_file_t *io = &s->x->f->io;
+  int rc = DARRAY_SUCCESS;
+  if (lock)
+    rc = io->ops->lock(io, w->lo, w->hi - w->lo);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  rc = write_locked(s, w, rmw);
+  if (lock) {
+    int rc2 = io->ops->unlock(io, w->lo, w->hi - w->lo);
+    if (rc == DARRAY_SUCCESS)
+      rc = rc2;
+  }
+  return rc;
+}
+
+/* ---- the strategy -------------------------------------------------------- */
+
+/* Whether [lo, hi) overlaps the extent of another process's runs. */
+static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
+                          bool *over) {
+  const struct darray_s *a = x->a;
+  *over = false;
+  for (int r = 0; r < a->nprocs && !*over; r++) {
+    if (r == a->rank)
+      continue;
+    section_t *sec;
+    int nsec;
+    int rc = darray__xfer_sections(x, r, &sec, &nsec);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    int64_t rlo, rhi;
+    darray__layout_extent(a, sec, nsec, &rlo, &rhi);
+    free(sec);
+    *over = rlo < rhi && rlo < hi && lo < rhi;
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int sieve_setup(sieve_t *s) {
+  xfer_t *x = s->x;
+  const struct darray_s *a = x->a;
+  const darray_hints_t *h = &x->f->hints;
+  int rc = darray__layout_iter_init(&s->scan, a, x->sec, x->nsec);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__layout_iter_init(&s->replay, a, x->sec, x->nsec);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int64_t lo, hi;
+  darray__layout_extent(a, x->sec, x->nsec, &lo, &hi);
+  int64_t hint = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
+  s->cap = hint / a->esize * a->esize;
+  if (s->cap < a->esize)
+    s->cap = a->esize;
+  if (s->cap > hi - lo)
+    s->cap = hi - lo;
+  s->buf = malloc((size_t)s->cap);
+  if (s->buf == NULL)
+    return DARRAY_ENOMEM;
+  if (x->f->stats.peak_temp_bytes < s->cap)
+    x->f->stats.peak_temp_bytes = s->cap;
+  s->lat_rd = (double)h->ds_rd_latency_ns;
+  s->lat_wr = (double)h->ds_wr_latency_ns;
+  s->ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs;
+  s->can_lock = x->write && x->f->io.ops->lock != NULL;
+  if (s->can_lock && a->nprocs > 1)
+    return overlaps_other(x, lo, hi, &s->lock_all);
+  return DARRAY_SUCCESS;
+}
+
+static void sieve_finish(xfer_t *x) {
+  sieve_t *s = x->state;
+  if (s == NULL)
+    return;
+  darray__layout_iter_free(&s->scan);
+  darray__layout_iter_free(&s->replay);
+  free(s->buf);
+  free(s);
+  x->state = NULL;
+}
+
+/* Local: iterators, the buffer and the lock analysis, so that running out
+ * of memory is agreed on before anything moves. */
+static int sieve_prepare(xfer_t *x) {
+  int64_t lo, hi;
+  x->state = NULL;
+  darray__layout_extent(x->a, x->sec, x->nsec, &lo, &hi);
+  if (hi <= lo)
+    return DARRAY_SUCCESS; /* nothing to move */
+  sieve_t *s = calloc(1, sizeof *s);
+  if (s == NULL)
+    return DARRAY_ENOMEM;
+  s->x = x;
+  x->state = s;
+  int rc = sieve_setup(s);
+  if (rc != DARRAY_SUCCESS)
+    sieve_finish(x);
+  return rc;
+}
+
+static int sieve_run(xfer_t *x) {
+  sieve_t *s = x->state;
+  if (s == NULL)
+    return DARRAY_SUCCESS; /* nothing to move */
+  s->x = x;
+  s->done = 0;
+  s->have = darray__layout_next(&s->scan, &s->cur);
+  int rc = DARRAY_SUCCESS;
+  while (rc == DARRAY_SUCCESS && s->have) {
+    window_t w;
+    scan_window(s, &w);
+    rc = x->write ? write_window(s, &w) : read_window(s, &w);
+  }
+  return rc;
+}
+
+const strategy_t darray__strategy_sieve = {"sieve", sieve_prepare, sieve_run,
+                                           sieve_finish};
