@@ -48,6 +48,7 @@
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,7 @@ extern "C" {
   X(DARRAY_ECOMM, -14, "communicator is invalid or does not match")            \
   X(DARRAY_EINDEX, -15, "index out of range")                                  \
   X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
+  X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "the call failed on another process")                \
@@ -581,16 +583,30 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering) or `sieve` (data
  *    sieving). `auto` uses two-phase when the processes' file extents
- *    interleave and independent I/O otherwise;
+ *    interleave and independent I/O otherwise: data sieving when the cost
+ *    model below says reading the holes between a process's runs is
+ *    cheaper than the calls it saves, direct runs when not;
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
- *    buffer of independent reads and writes; defaults 4 MiB and 512 KiB);
+ *    buffer of independent reads and writes, and so a sieving window;
+ *    defaults 4 MiB and 512 KiB);
  *  - `cb_buffer_size` (bytes, default 16 MiB, at most 1 GiB): bounds all
  *    temporary memory of a two-phase call on each process; `cb_nodes`
  *    (number of aggregators, default: every process); `striping_unit`
  *    (bytes; file domain boundaries are aligned to it when set);
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
  *    (always two-phase) or `disable` (never); `romio_ds_read`,
- *    `romio_ds_write` = `automatic`, `enable` or `disable` (data sieving);
+ *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
+ *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless
+ *    `darray_strategy` = `sieve`). Sieved writes read, modify and write
+ *    windows under an exclusive byte-range lock; the `mpiio` back end has
+ *    no locks, so with it windows with holes are written run by run;
+ *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
+ *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
+ *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
+ *    bytes per second, default 5000), the figures of a page-cached local
+ *    file; raise the latencies for file systems with costlier calls. A
+ *    window of runs is sieved only where the holes read cost less than the
+ *    calls saved; larger holes are skipped (their runs are moved alone);
  *  - `striping_factor` is accepted and checked.
  *
  * Sizes accept a k, m or g suffix (powers of 1024).
@@ -698,6 +714,109 @@ int darray_write(darray_file_t f, darray_t a, const void *buf);
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
 int darray_read(darray_file_t f, darray_t a, void *buf);
+
+/**
+ * Write a rectangular section of the global array (collective).
+ *
+ * Every process passes its own section, the box [start, start+count) of
+ * global indices (any box, not only inside its own piece; count may be all
+ * zeros), held densely in \p buf in \p order. The sections of all
+ * processes are analysed together, as darray_write() analyses whole
+ * arrays: sections that interleave in the file go through two-phase
+ * collective I/O, sections that conform are written directly. Sections of
+ * different processes must not overlap.
+ *
+ * \code
+ * // out-of-core sweep: each process writes slab s of its own rows
+ * int64_t start[2] = {row0 + s * slab, 0}, count[2] = {slab, ncols};
+ * darray_write_section(f, a, start, count, DARRAY_ORDER_C, slabbuf);
+ * \endcode
+ *
+ * \param f     a file opened with #DARRAY_MODE_RDWR
+ * \param a     a committed array (its displacement and storage order
+ *              place the section in the file; its distribution is not used)
+ * \param start first global index of the section, ndims entries
+ * \param count extent of the section, ndims entries (>= 0)
+ * \param order #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN: the layout of buf
+ * \param buf   prod(count) elements (may be NULL when that is 0)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p start, \p count, or a needed \p buf is NULL
+ * \retval DARRAY_EINDEX the section is not inside the array
+ * \retval DARRAY_EORDER \p order is not C or Fortran
+ * \retval DARRAY_EOVERLAP the sections of two processes overlap
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_EMODE the file is read-only
+ * \retval DARRAY_ECOMM the communicators do not match
+ * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
+ *         displacements
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
+                         const int64_t count[], darray_order_t order,
+                         const void *buf);
+
+/**
+ * Read a rectangular section of the global array (collective).
+ *
+ * As darray_write_section(); sections of different processes may overlap.
+ *
+ * \param f     an open file
+ * \param a     a committed array
+ * \param start first global index of the section, ndims entries
+ * \param count extent of the section, ndims entries (>= 0)
+ * \param order #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN: the layout of buf
+ * \param buf   room for prod(count) elements (may be NULL when that is 0)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p start, \p count, or a needed \p buf is NULL
+ * \retval DARRAY_EINDEX the section is not inside the array
+ * \retval DARRAY_EORDER \p order is not C or Fortran
+ * \retval DARRAY_EEOF the file ends before the section does
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_ECOMM the communicators do not match
+ * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
+ *         displacements
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
+                        const int64_t count[], darray_order_t order,
+                        void *buf);
+
+/**
+ * Explain how a whole-array read or write of \p a through \p f would move
+ * its bytes (local; usually called on one process).
+ *
+ * Prints the array and its distribution, each process's file runs (count,
+ * bytes, extent, holes, run lengths; computed from the description, no
+ * communication), whether the extents of different processes interleave,
+ * whether the access conforms to the storage order, the strategy that
+ * darray_write() / darray_read() would choose and why, and for 1-D and 2-D
+ * arrays a character picture of which process owns which part of the
+ * file. Setting `DARRAYIO_VERBOSE=1` in the environment prints a one-line
+ * summary of the same decision (strategy and reason) from rank 0 at every
+ * read and write.
+ *
+ * \code
+ * if (rank == 0) darray_explain(f, a, 1, stdout);
+ * \endcode
+ *
+ * \param f     an open file (its hints and back end take part in the
+ *              decision)
+ * \param a     a committed array
+ * \param write nonzero for a write, 0 for a read
+ * \param out   where to print
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p out is NULL
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+int darray_explain(darray_file_t f, darray_t a, int write, FILE *out);
 
 /**
  * This process's I/O counters for a file (local).

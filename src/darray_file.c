@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int file_check(darray_file_t f) {
+int darray__file_check(darray_file_t f) {
   if (f == NULL)
     return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
                        "file handle is NULL");
@@ -110,7 +110,7 @@ int darray_file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
   darray_file_t f = *pf;
-  int rc = file_check(f);
+  int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   rc = f->io.ops->close(&f->io);
@@ -123,91 +123,15 @@ int darray_file_close(darray_file_t *pf) {
 }
 
 int darray_file_sync(darray_file_t f) {
-  int rc = file_check(f);
+  int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   rc = f->io.ops->sync(&f->io);
   return darray__agree(f->comm, rc, f->errmsg);
 }
 
-/* Local checks of a read/write call. */
-static int xfer_args(darray_file_t f, darray_t a, const void *buf,
-                     bool write) {
-  int cmp = MPI_UNEQUAL;
-  if (!a->committed)
-    return darray__err(f->errmsg, DARRAY_ESTATE,
-                       "a: the array is not committed");
-  MPI_Comm_compare(f->comm, a->comm, &cmp);
-  if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
-    return darray__err(f->errmsg, DARRAY_ECOMM,
-                       "the file's and the array's communicators differ");
-  if (write && !(f->mode & DARRAY_MODE_RDWR))
-    return darray__err(f->errmsg, DARRAY_EMODE,
-                       "f: the file was opened read-only");
-  if (buf == NULL && a->local_count > 0)
-    return darray__err(f->errmsg, DARRAY_ENULL,
-                       "buf is NULL but this process owns %lld elements",
-                       (long long)a->local_count);
-  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
-  if (!darray__add_ok(a->disp, bytes, &end))
-    return darray__err(f->errmsg, DARRAY_ESIZE,
-                       "displacement + array bytes overflows 64 bits");
-  return DARRAY_SUCCESS;
-}
-
-static int xfer(darray_file_t f, darray_t a, void *buf, bool write) {
-  int rc = file_check(f);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__array_check(a);
-  if (rc != DARRAY_SUCCESS)
-    return rc; /* no usable handle: cannot agree (documented) */
-  xfer_t x = {f, a, buf, write, f->errmsg, DARRAY_ERRMSG_LEN, NULL};
-  const strategy_t *s = &darray__strategy_direct;
-  rc = xfer_args(f, a, buf, write);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__plan_choose(&x, &s);
-  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
-    rc = s->prepare(&x);
-  /* one agreement covers the arguments, the descriptions, the plan and
-   * the strategy's preparation */
-  int64_t vals[3] = {a->desc_hash, a->disp,
-                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
-  int bad = -1;
-  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
-  if (rc == DARRAY_EINCONSISTENT)
-    darray__err(f->errmsg, rc, "%s: processes passed different %s",
-                write ? "darray_write" : "darray_read",
-                bad == 0 ? "array descriptions"
-                         : bad == 1 ? "displacements" : "hints");
-  if (rc != DARRAY_SUCCESS) { /* agreed: nobody moves a byte */
-    if (s->finish != NULL)
-      s->finish(&x);
-    return rc;
-  }
-  f->io.err_errno = 0;
-  rc = s->run(&x);
-  if (s->finish != NULL)
-    s->finish(&x);
-  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
-    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
-                write ? "darray_write" : "darray_read", s->name,
-                f->io.ops->name, darray_strerror(rc),
-                f->io.err_errno ? ": " : "",
-                f->io.err_errno ? strerror(f->io.err_errno) : "");
-  f->stats.calls++;
-  return darray__agree(f->comm, rc, f->errmsg);
-}
-
-int darray_write(darray_file_t f, darray_t a, const void *buf) {
-  return xfer(f, a, (void *)buf, true);
-}
-
-int darray_read(darray_file_t f, darray_t a, void *buf) {
-  return xfer(f, a, buf, false);
-}
-
 int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
-  int rc = file_check(f);
+  int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS && stats == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "stats is NULL");
   if (rc == DARRAY_SUCCESS)
@@ -216,7 +140,7 @@ int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
 }
 
 int darray_file_reset_stats(darray_file_t f) {
-  int rc = file_check(f);
+  int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     memset(&f->stats, 0, sizeof f->stats);
   return rc;
@@ -224,7 +148,7 @@ int darray_file_reset_stats(darray_file_t f) {
 
 int darray_file_get_hint(darray_file_t f, const char *key, char *value,
                          int len) {
-  int rc = file_check(f);
+  int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   if (key == NULL || value == NULL)

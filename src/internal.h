@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
@@ -182,6 +183,16 @@ DARRAY_HIDDEN int darray__layout_iter_init(layout_iter_t *it,
 /* Next run in file order; returns false when there is none. */
 DARRAY_HIDDEN bool darray__layout_next(layout_iter_t *it, layout_run_t *run);
 DARRAY_HIDDEN void darray__layout_iter_free(layout_iter_t *it);
+/* Closed-form numbers of a set of cells' runs (no run is enumerated). */
+typedef struct layout_summary {
+  int64_t nruns, bytes; /* runs (touching ones counted apart) and bytes */
+  int64_t lo, hi;       /* file extent */
+  int64_t min_run, max_run; /* shortest and longest run, bytes */
+} layout_summary_t;
+DARRAY_HIDDEN void darray__layout_summary(const struct darray_s *a,
+                                          const section_t *sec, int nsec,
+                                          layout_summary_t *sum);
+
 /* Whether every run of a cell is one contiguous stretch of the buffer too
  * (true for an empty cell). */
 DARRAY_HIDDEN bool darray__layout_mem_contig(const struct darray_s *a,
@@ -221,6 +232,11 @@ typedef struct darray_hints {
   int64_t striping_unit;
   int64_t striping_factor;
   int ds_read, ds_write, cb_read, cb_write;
+  /* data sieving's cost model (src/sieve, doc/sieving.md): time of one
+   * read and one write call, and the transfer rate */
+  int64_t ds_rd_latency_ns;
+  int64_t ds_wr_latency_ns;
+  int64_t ds_bandwidth_mbs; /* 10^6 bytes per second */
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
@@ -275,7 +291,63 @@ struct io_file {
   MPI_File fh;       /* mpiio */
   int err_errno;     /* errno of the last failure */
   darray_stats_t *stats;
+  const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
+  struct io_fault *fault;   /* posix: fault-injection state, or NULL */
 };
+
+/*
+ * The system calls of the posix back end, below its retry loops: libc's,
+ * or io_fault.c's, which count them and inject failures and short
+ * transfers when DARRAYIO_FAULT is set at open (doc/reliability.md). Each
+ * behaves as the libc call of the same name on f->fd (open returns the new
+ * descriptor; fcntl_lock is fcntl(fd, cmd, fl) with a struct flock).
+ */
+struct flock;
+typedef struct io_sys {
+  int (*open)(io_file_t *f, const char *path, int flags, int mode);
+  ssize_t (*pread)(io_file_t *f, void *buf, size_t n, int64_t off);
+  ssize_t (*pwrite)(io_file_t *f, const void *buf, size_t n, int64_t off);
+  ssize_t (*preadv)(io_file_t *f, const struct iovec *iov, int n,
+                    int64_t off);
+  ssize_t (*pwritev)(io_file_t *f, const struct iovec *iov, int n,
+                     int64_t off);
+  int (*fsync)(io_file_t *f);
+  int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
+} io_sys_t;
+
+DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
+
+/* Kinds of system calls the fault layer counts: one per call, then the
+ * classes read (pread, preadv), write (pwrite, pwritev) and any. */
+enum {
+  DARRAY_IO_FOP_OPEN,
+  DARRAY_IO_FOP_PREAD,
+  DARRAY_IO_FOP_PREADV,
+  DARRAY_IO_FOP_PWRITE,
+  DARRAY_IO_FOP_PWRITEV,
+  DARRAY_IO_FOP_LOCK,
+  DARRAY_IO_FOP_UNLOCK,
+  DARRAY_IO_FOP_SYNC,
+  DARRAY_IO_FOP_READ,
+  DARRAY_IO_FOP_WRITE,
+  DARRAY_IO_FOP_ANY,
+  DARRAY_IO_FOP_N
+};
+
+/* Read DARRAYIO_FAULT and point f->sys at libc or at the fault layer;
+ * `rank` is this process's rank in the file's communicator. Returns
+ * DARRAY_EHINT (message in msg) for a malformed specification. */
+DARRAY_HIDDEN int darray__io_fault_setup(io_file_t *f, int rank, char *msg,
+                                         size_t msglen);
+/* Release the fault state (f->sys goes back to libc). */
+DARRAY_HIDDEN void darray__io_fault_free(io_file_t *f);
+/* Calls of one DARRAY_IO_FOP_* kind since open, and faults injected;
+ * -1 when DARRAYIO_FAULT was not set at open. */
+DARRAY_HIDDEN int64_t darray__io_fault_calls(const io_file_t *f, int op);
+DARRAY_HIDDEN int64_t darray__io_fault_injected(const io_file_t *f);
+/* Validate a specification without a file (for the fuzz target). */
+DARRAY_HIDDEN int darray__io_fault_check_spec(const char *spec, int rank,
+                                              char *msg, size_t msglen);
 
 DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
 
@@ -313,6 +385,9 @@ typedef struct darray_file_s {
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;
 
+/* Check that f is a live file handle and clear its message. */
+DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+
 /* ------------------------------------------------------------------------ */
 /* strategies                                                               */
 
@@ -325,7 +400,28 @@ typedef struct xfer {
   char *msg; /* where to put a detailed message */
   size_t msglen;
   void *state; /* the strategy's own, from prepare to finish */
+  /* the access: this process's cells (the array's own, or the one box of a
+   * section call, laid out densely in buf) */
+  const section_t *sec;
+  int nsec;
+  section_t box_sec;    /* storage for a section call's own cell */
+  const int64_t *boxes; /* section calls: every process's (start, count)
+                           per dimension, 2*ndims values each; else NULL */
 } xfer_t;
+
+/* The cells rank r accesses in this call (allocated; the caller frees).
+ * Whole-array calls derive them from the distribution, section calls from
+ * the gathered boxes; for the calling rank itself they are x->sec, with
+ * its buffer's true layout (other ranks' memory offsets are not known and
+ * must not be used). */
+DARRAY_HIDDEN int darray__xfer_sections(const xfer_t *x, int r,
+                                        section_t **sec, int *nsec);
+/* A dense box [start, start+count) of the global array, held in a buffer
+ * of shape count in the given memory order. */
+DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
+                                       const int64_t start[],
+                                       const int64_t count[],
+                                       darray_order_t order, section_t *s);
 
 /*
  * A way of moving the bytes. prepare is local and runs before the call's
@@ -348,12 +444,21 @@ DARRAY_HIDDEN extern const strategy_t darray__strategy_sieve;
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */
 DARRAY_HIDDEN int darray__plan_choose(const xfer_t *x, const strategy_t **s);
+/* The same decision, with its reason in words in why (n bytes). */
+DARRAY_HIDDEN int darray__plan_explain(const xfer_t *x, const strategy_t **s,
+                                       char *why, size_t n);
 
 /* File extent [*lo, *hi) of rank r's runs of array a; *lo == *hi when the
  * rank owns nothing. */
 DARRAY_HIDDEN int darray__layout_extent(const struct darray_s *a,
                                         const section_t *sec, int nsec,
                                         int64_t *lo, int64_t *hi);
+
+/* Number of runs the iterator yields for sections sec[0..nsec) (before
+ * touching runs are merged) and the bytes they hold, in O(nsec * ndims). */
+DARRAY_HIDDEN void darray__layout_count(const struct darray_s *a,
+                                        const section_t *sec, int nsec,
+                                        int64_t *nruns, int64_t *bytes);
 
 /* ------------------------------------------------------------------------ */
 /* errors                                                                   */

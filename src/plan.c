@@ -5,66 +5,177 @@
  * hints alone (any process can compute any other's pattern), so no
  * communication is needed to agree on it.
  *
- * The rule for now: hints that force a strategy win (darray_strategy, or
- * romio_cb_read / romio_cb_write = enable | disable); otherwise, when the
- * file extents of different processes interleave, two-phase collective I/O
- * lets a few processes access large contiguous pieces; when they do not,
- * each process accesses its own runs directly.
+ * The rule:
+ *  1. hints that force a strategy win: darray_strategy = direct, twophase
+ *     or sieve; romio_cb_read / romio_cb_write = enable;
+ *  2. when the file extents of different processes interleave (and
+ *     collective buffering is not disabled), two-phase collective I/O lets
+ *     a few processes access large contiguous pieces;
+ *  3. otherwise each process accesses its own runs: data sieving when
+ *     romio_ds_read / romio_ds_write = enable, direct runs when = disable;
+ *     when automatic, and the extents do not interleave, sieving if the
+ *     cost model (doc/sieving.md) says it saves time for some process,
+ *     whose runs then have holes between them that no other process
+ *     accesses (a section call); direct runs otherwise. Interleaved access
+ *     with collective buffering disabled keeps direct runs unless sieving
+ *     is enabled: its holes are other processes' data, and sieving them
+ *     means locked read-modify-writes.
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
-typedef struct extent {
-  int64_t lo, hi;
-} extent_t;
+typedef struct rank_runs {
+  int64_t lo, hi;   /* extent of the rank's runs */
+  int64_t nruns;    /* runs, before touching ones merge */
+  int64_t bytes;    /* data bytes */
+} rank_runs_t;
 
-static int cmp_extent(const void *p, const void *q) {
-  const extent_t *a = p, *b = q;
+static int cmp_lo(const void *p, const void *q) {
+  const rank_runs_t *a = p, *b = q;
   return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Whether the extents of the processes' runs overlap. */
-static int extents_interleave(const struct darray_s *a, bool *inter) {
-  extent_t *e = malloc(sizeof *e * (size_t)a->nprocs);
-  if (e == NULL)
-    return DARRAY_ENOMEM;
-  int n = 0;
+/* The extent, run count and bytes of every process's runs. */
+static int all_runs(const xfer_t *x, rank_runs_t *rr) {
+  const struct darray_s *a = x->a;
   for (int r = 0; r < a->nprocs; r++) {
     section_t *sec;
     int nsec;
-    if (darray__dist_sections(a, r, &sec, &nsec) != DARRAY_SUCCESS) {
-      free(e);
+    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
       return DARRAY_ENOMEM;
-    }
-    darray__layout_extent(a, sec, nsec, &e[n].lo, &e[n].hi);
+    darray__layout_extent(a, sec, nsec, &rr[r].lo, &rr[r].hi);
+    darray__layout_count(a, sec, nsec, &rr[r].nruns, &rr[r].bytes);
     free(sec);
-    if (e[n].hi > e[n].lo)
-      n++;
   }
-  qsort(e, (size_t)n, sizeof *e, cmp_extent);
-  *inter = false;
-  for (int i = 1; i < n; i++)
-    *inter |= e[i].lo < e[i - 1].hi;
-  free(e);
   return DARRAY_SUCCESS;
 }
 
-int darray__plan_choose(const xfer_t *x, const strategy_t **s) {
-  const darray_hints_t *h = &x->f->hints;
-  int cb = x->write ? h->cb_write : h->cb_read;
+/* Whether the extents of the processes' runs overlap (sorts rr). */
+static bool extents_interleave(rank_runs_t *rr, int n) {
+  qsort(rr, (size_t)n, sizeof *rr, cmp_lo);
   bool inter = false;
-  *s = &darray__strategy_direct;
-  if (h->strategy == DARRAY_STRATEGY_DIRECT)
-    return DARRAY_SUCCESS;
-  if (h->strategy == DARRAY_STRATEGY_TWOPHASE || cb == DARRAY_TRI_ENABLE) {
-    *s = &darray__strategy_twophase;
-    return DARRAY_SUCCESS;
+  int64_t hi = 0;
+  bool any = false;
+  for (int i = 0; i < n; i++) {
+    if (rr[i].hi <= rr[i].lo)
+      continue;
+    inter |= any && rr[i].lo < hi;
+    hi = any && hi > rr[i].hi ? hi : rr[i].hi;
+    any = true;
   }
-  if (cb == DARRAY_TRI_DISABLE || x->a->nprocs == 1)
+  return inter;
+}
+
+/*
+ * The cost model over one process's whole extent, assuming its holes are
+ * spread evenly (ns): sieving makes one call per buffer load and moves the
+ * extent (writes with holes: lock, read and write it), direct I/O one call
+ * per run moving the data. The strategy itself decides again per window.
+ */
+static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
+  const darray_hints_t *h = &x->f->hints;
+  int64_t ext = r->hi - r->lo, holes = ext - r->bytes;
+  if (ext <= 0 || holes <= 0 || r->nruns < 2)
+    return false;
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double lr = (double)h->ds_rd_latency_ns, lw = (double)h->ds_wr_latency_ns;
+  int64_t cap = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
+  double loads = (double)((ext + cap - 1) / cap);
+  if (!x->write)
+    return loads * lr + (double)ext * bw <
+           (double)r->nruns * lr + (double)r->bytes * bw;
+  if (x->f->io.ops->lock == NULL)
+    return false; /* no read-modify-write without locks */
+  return loads * (3 * lr + lw) + 2 * (double)ext * bw <
+         (double)r->nruns * lw + (double)r->bytes * bw;
+}
+
+/* The decision and, when why is not NULL, the reason in words. */
+typedef struct decision {
+  const strategy_t **s;
+  char *why;
+  size_t n;
+} decision_t;
+
+static int decide(decision_t *d, const strategy_t *s, const char *reason) {
+  *d->s = s;
+  if (d->why != NULL)
+    snprintf(d->why, d->n, "%s", reason);
+  return DARRAY_SUCCESS;
+}
+
+/* Hints that settle the question alone; returns true if they did. */
+static bool forced(const xfer_t *x, decision_t *d, int cb, int ds,
+                   bool cb_possible) {
+  const darray_hints_t *h = &x->f->hints;
+  if (h->strategy == DARRAY_STRATEGY_DIRECT)
+    return !decide(d, &darray__strategy_direct, "darray_strategy=direct");
+  if (h->strategy == DARRAY_STRATEGY_TWOPHASE)
+    return !decide(d, &darray__strategy_twophase, "darray_strategy=twophase");
+  if (cb == DARRAY_TRI_ENABLE)
+    return !decide(d, &darray__strategy_twophase,
+                   x->write ? "romio_cb_write=enable" : "romio_cb_read=enable");
+  if (h->strategy == DARRAY_STRATEGY_SIEVE)
+    return !decide(d, &darray__strategy_sieve, "darray_strategy=sieve");
+  if (!cb_possible && ds == DARRAY_TRI_ENABLE)
+    return !decide(d, &darray__strategy_sieve,
+                   "data sieving is enabled (romio_ds_*=enable) and two-phase "
+                   "is not possible");
+  if (!cb_possible && ds == DARRAY_TRI_DISABLE)
+    return !decide(d, &darray__strategy_direct,
+                   "two-phase is not possible and data sieving is disabled");
+  return false;
+}
+
+static int plan(const xfer_t *x, decision_t *d) {
+  const darray_hints_t *h = &x->f->hints;
+  const struct darray_s *a = x->a;
+  int cb = x->write ? h->cb_write : h->cb_read;
+  int ds = x->write ? h->ds_write : h->ds_read;
+  bool cb_possible = cb != DARRAY_TRI_DISABLE && a->nprocs > 1;
+  *d->s = &darray__strategy_direct;
+  if (forced(x, d, cb, ds, cb_possible))
     return DARRAY_SUCCESS;
-  int rc = extents_interleave(x->a, &inter);
-  if (inter)
-    *s = &darray__strategy_twophase;
-  return rc;
+  rank_runs_t *rr = malloc(sizeof *rr * (size_t)a->nprocs);
+  if (rr == NULL)
+    return DARRAY_ENOMEM;
+  int rc = all_runs(x, rr);
+  bool sieve = ds == DARRAY_TRI_ENABLE;
+  for (int r = 0; rc == DARRAY_SUCCESS && ds == DARRAY_TRI_AUTO &&
+                  r < a->nprocs && !sieve;
+       r++)
+    sieve = sieve_pays(x, &rr[r]);
+  bool inter = rc == DARRAY_SUCCESS && a->nprocs > 1 &&
+               extents_interleave(rr, a->nprocs);
+  free(rr);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (inter && cb_possible)
+    return decide(d, &darray__strategy_twophase,
+                  "the file extents of different processes interleave: "
+                  "together they cover long stretches that each alone "
+                  "could only reach in small pieces");
+  if (sieve && (ds == DARRAY_TRI_ENABLE || !inter))
+    return decide(d, &darray__strategy_sieve,
+                  "each process's runs have small holes between them: "
+                  "reading through the holes costs less than one call per "
+                  "run (cost model, doc/sieving.md)");
+  return decide(d, &darray__strategy_direct,
+                inter ? "the extents interleave but two-phase is disabled"
+                      : "the processes' extents do not interleave and "
+                        "sieving would not pay: each process moves its own "
+                        "runs, with no communication");
+}
+
+int darray__plan_choose(const xfer_t *x, const strategy_t **s) {
+  decision_t d = {s, NULL, 0};
+  return plan(x, &d);
+}
+
+int darray__plan_explain(const xfer_t *x, const strategy_t **s, char *why,
+                         size_t n) {
+  decision_t d = {s, why, n};
+  return plan(x, &d);
 }

@@ -37,7 +37,7 @@ static int flush(batch_t *b) {
   if (b->x->write) {
     for (int i = 0; i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(a, &a->sec[p->run.sec], &p->run, p->b0, p->b1,
+      darray__layout_copy(a, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
                           b->x->buf, b->tmp + p->at, true);
     }
     rc = darray__io_pwrite(b->x->f, b->tmp, b->len, b->start);
@@ -45,7 +45,7 @@ static int flush(batch_t *b) {
     rc = darray__io_pread(b->x->f, b->tmp, b->len, b->start);
     for (int i = 0; rc == DARRAY_SUCCESS && i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(a, &a->sec[p->run.sec], &p->run, p->b0, p->b1,
+      darray__layout_copy(a, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
                           b->x->buf, b->tmp + p->at, false);
     }
   }
@@ -91,7 +91,7 @@ static int move_alone(xfer_t *x, const layout_run_t *r) {
 static int direct_run(xfer_t *x) {
   const struct darray_s *a = x->a;
   layout_iter_t it;
-  int rc = darray__layout_iter_init(&it, a, a->sec, a->nsec);
+  int rc = darray__layout_iter_init(&it, a, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   batch_t *b = calloc(1, sizeof *b);

@@ -243,3 +243,42 @@ int darray__layout_extent(const struct darray_s *a, const section_t *sec,
   }
   return DARRAY_SUCCESS;
 }
+
+void darray__layout_count(const struct darray_s *a, const section_t *sec,
+                          int nsec, int64_t *nruns, int64_t *bytes) {
+  *nruns = *bytes = 0;
+  for (int s = 0; s < nsec; s++) {
+    layout_secit_t it;
+    secit_init(&it, a, &sec[s]);
+    if (it.done)
+      continue;
+    int64_t n = sec[s].set[a->perm[it.depth]].count, b = a->esize;
+    for (int i = 0; i < it.depth; i++)
+      n *= darray__dist_set_size(&sec[s].set[a->perm[i]]);
+    for (int d = 0; d < a->ndims; d++)
+      b *= darray__dist_set_size(&sec[s].set[d]);
+    *nruns += n;
+    *bytes += b;
+  }
+}
+
+void darray__layout_summary(const struct darray_s *a, const section_t *sec,
+                            int nsec, layout_summary_t *sum) {
+  *sum = (layout_summary_t){0, 0, 0, 0, 0, 0};
+  darray__layout_count(a, sec, nsec, &sum->nruns, &sum->bytes);
+  darray__layout_extent(a, sec, nsec, &sum->lo, &sum->hi);
+  for (int s = 0; s < nsec; s++) {
+    layout_secit_t it;
+    secit_init(&it, a, &sec[s]);
+    if (it.done)
+      continue;
+    const dist_set_t *set = &sec[s].set[a->perm[it.depth]];
+    int64_t unit = a->fstride[a->perm[it.depth]];
+    int64_t lmin = set->last < set->block ? set->last : set->block;
+    if (sum->min_run == 0 || lmin * unit < sum->min_run)
+      sum->min_run = lmin * unit;
+    int64_t lmax = set->count > 1 ? set->block : set->last;
+    if (lmax * unit > sum->max_run)
+      sum->max_run = lmax * unit;
+  }
+}

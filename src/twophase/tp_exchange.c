@@ -98,7 +98,7 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
       }
       int64_t room = send ? t->M - fill : avail;
       int64_t take = w.b1 - b < room ? w.b1 - b : room;
-      darray__layout_copy(t->a, &t->a->sec[w.run.sec], &w.run, b, b + take,
+      darray__layout_copy(t->a, &t->x->sec[w.run.sec], &w.run, b, b + take,
                           t->x->buf, t->pack + fill, send);
       b += take;
       fill += take;
@@ -169,7 +169,7 @@ static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
   char *p = t->stage + t->stage_off[t->me];
   for (darray__tp_walk_start(&w, &t->self, clo, chi); w.valid;
        darray__tp_walk_next(&w)) {
-    darray__layout_copy(t->a, &t->a->sec[w.run.sec], &w.run, w.b0, w.b1,
+    darray__layout_copy(t->a, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
                         t->x->buf, p, to_stage);
     p += w.b1 - w.b0;
   }

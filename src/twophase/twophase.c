@@ -68,7 +68,7 @@ static int extent_and_density(tp_t *t) {
   int64_t owned = 0;
   bool any = false;
   for (int r = 0; r < t->P; r++) {
-    int rc = darray__dist_sections(a, r, &t->peer_sec[r], &t->peer_nsec[r]);
+    int rc = darray__xfer_sections(t->x, r, &t->peer_sec[r], &t->peer_nsec[r]);
     if (rc != DARRAY_SUCCESS)
       return rc;
     int64_t lo, hi;
@@ -112,10 +112,10 @@ static void choose_aggregators(tp_t *t) {
   }
 }
 
-static bool all_mem_contig(const struct darray_s *a) {
+static bool all_mem_contig(const xfer_t *x) {
   bool contig = true;
-  for (int s = 0; s < a->nsec; s++)
-    contig &= darray__layout_mem_contig(a, &a->sec[s]);
+  for (int s = 0; s < x->nsec; s++)
+    contig &= darray__layout_mem_contig(x->a, &x->sec[s]);
   return contig;
 }
 
@@ -159,8 +159,8 @@ static int tp_prepare(xfer_t *x) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   choose_aggregators(t);
-  t->self_contig = all_mem_contig(t->a);
-  rc = darray__layout_iter_init(&t->self, t->a, t->a->sec, t->a->nsec);
+  t->self_contig = all_mem_contig(x);
+  rc = darray__layout_iter_init(&t->self, t->a, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   t->self_ok = true;

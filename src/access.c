@@ -1,0 +1,50 @@
+/*
+ * access.c - what one call accesses: the array's own cells for whole-array
+ * calls, one dense box per process for section calls.
+ *
+ * Strategies see only cells (section_t), whoever they belong to, so the
+ * same code serves whole arrays and sections.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void darray__section_box(const struct darray_s *a, const int64_t start[],
+                         const int64_t count[], darray_order_t order,
+                         section_t *s) {
+  memset(s, 0, sizeof *s);
+  int64_t stride = a->esize;
+  for (int i = 0; i < a->ndims; i++) {
+    int d = order == DARRAY_ORDER_FORTRAN ? i : a->ndims - 1 - i;
+    darray__dist_set_range(&s->set[d], start[d], count[d]);
+    s->mem_stride[d] = stride;
+    stride *= count[d];
+  }
+  s->alloc_bytes = stride;
+}
+
+int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
+                          int *nsec) {
+  if (r == x->a->rank) { /* mine, with my buffer's true layout */
+    size_t n = (size_t)(x->nsec > 0 ? x->nsec : 1);
+    *sec = malloc(sizeof **sec * n);
+    if (*sec == NULL)
+      return DARRAY_ENOMEM;
+    memcpy(*sec, x->sec, sizeof **sec * (size_t)x->nsec);
+    *nsec = x->nsec;
+    return DARRAY_SUCCESS;
+  }
+  if (x->boxes == NULL)
+    return darray__dist_sections(x->a, r, sec, nsec);
+  section_t *s = malloc(sizeof *s);
+  if (s == NULL)
+    return DARRAY_ENOMEM;
+  const int64_t *b = x->boxes + (size_t)r * 2 * (size_t)x->a->ndims;
+  /* the memory order of another process's buffer does not matter here:
+   * only file offsets of its runs are used */
+  darray__section_box(x->a, b, b + x->a->ndims, DARRAY_ORDER_C, s);
+  *sec = s;
+  *nsec = 1;
+  return DARRAY_SUCCESS;
+}

@@ -1,0 +1,227 @@
+/*
+ * darray_xfer.c - the collective read and write entry points, for whole
+ * arrays and for sections: validate, agree, plan, dispatch.
+ *
+ * Every call ends with the same code on every process. Arguments, the
+ * description, the displacement, the plan and the strategy's preparation
+ * are agreed on in one collective before any byte moves, so a bad argument
+ * anywhere means nothing is touched anywhere.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A section call's own region, or NULL for a whole-array call. */
+typedef struct region {
+  const int64_t *start, *count;
+  darray_order_t order;
+} region_t;
+
+static int common_args(darray_file_t f, darray_t a, bool write) {
+  int cmp = MPI_UNEQUAL;
+  if (!a->committed)
+    return darray__err(f->errmsg, DARRAY_ESTATE,
+                       "a: the array is not committed");
+  MPI_Comm_compare(f->comm, a->comm, &cmp);
+  if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
+    return darray__err(f->errmsg, DARRAY_ECOMM,
+                       "the file's and the array's communicators differ");
+  if (write && !(f->mode & DARRAY_MODE_RDWR))
+    return darray__err(f->errmsg, DARRAY_EMODE,
+                       "f: the file was opened read-only");
+  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  if (!darray__add_ok(a->disp, bytes, &end))
+    return darray__err(f->errmsg, DARRAY_ESIZE,
+                       "displacement + array bytes overflows 64 bits");
+  return DARRAY_SUCCESS;
+}
+
+/* Elements of a section; checks the box lies inside the array. */
+static int region_args(darray_file_t f, darray_t a, const region_t *g,
+                       int64_t *n) {
+  *n = 0;
+  if (g->start == NULL || g->count == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "%s is NULL",
+                       g->start == NULL ? "start" : "count");
+  if (g->order != DARRAY_ORDER_C && g->order != DARRAY_ORDER_FORTRAN)
+    return darray__err(f->errmsg, DARRAY_EORDER,
+                       "order = %d: a section buffer is in C or Fortran "
+                       "order", (int)g->order);
+  int64_t elems = 1;
+  for (int d = 0; d < a->ndims; d++) {
+    if (g->start[d] < 0 || g->count[d] < 0 ||
+        g->count[d] > a->gsizes[d] - g->start[d])
+      return darray__err(f->errmsg, DARRAY_EINDEX,
+                         "start[%d] = %lld, count[%d] = %lld: not inside "
+                         "[0, %lld)", d, (long long)g->start[d], d,
+                         (long long)g->count[d], (long long)a->gsizes[d]);
+    elems *= g->count[d];
+  }
+  *n = elems;
+  return DARRAY_SUCCESS;
+}
+
+static bool boxes_meet(const int64_t *p, const int64_t *q, int nd) {
+  for (int d = 0; d < nd; d++) {
+    if (p[nd + d] == 0 || q[nd + d] == 0)
+      return false;
+    if (p[d] + p[nd + d] <= q[d] || q[d] + q[nd + d] <= p[d])
+      return false;
+  }
+  return true;
+}
+
+/* Gather every process's box (collective; called by every process once
+ * all have agreed that their arguments are good); writes must not
+ * overlap. */
+static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
+  const struct darray_s *a = x->a;
+  int nd = a->ndims, P = a->nprocs;
+  int64_t mine[2 * DARRAY_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    mine[d] = g->start[d];
+    mine[nd + d] = g->count[d];
+  }
+  if (MPI_Allgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
+                    x->f->comm) != MPI_SUCCESS)
+    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
+  for (int i = 0; x->write && i < P; i++)
+    for (int j = i + 1; j < P; j++)
+      if (boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
+        return darray__err(x->msg, DARRAY_EOVERLAP,
+                           "darray_write_section: the sections of ranks %d "
+                           "and %d overlap", i, j);
+  return DARRAY_SUCCESS;
+}
+
+/* Set up x's access: the array's cells, or this process's box. */
+static int access_of(xfer_t *x, const region_t *g, int rc, int64_t **boxes) {
+  if (g == NULL) {
+    x->sec = x->a->sec;
+    x->nsec = x->a->nsec;
+    if (rc == DARRAY_SUCCESS && x->buf == NULL && x->a->local_count > 0)
+      rc = darray__err(x->msg, DARRAY_ENULL,
+                       "buf is NULL but this process owns %lld elements",
+                       (long long)x->a->local_count);
+    return rc;
+  }
+  int64_t n = 0;
+  if (rc == DARRAY_SUCCESS)
+    rc = region_args(x->f, (darray_t)x->a, g, &n);
+  if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
+    rc = darray__err(x->msg, DARRAY_ENULL,
+                     "buf is NULL but the section has %lld elements",
+                     (long long)n);
+  size_t nb = 2 * (size_t)x->a->ndims * (size_t)x->a->nprocs;
+  if (rc == DARRAY_SUCCESS && (*boxes = malloc(sizeof **boxes * nb)) == NULL)
+    rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
+  rc = darray__agree(x->f->comm, rc, x->msg); /* before the gather */
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  darray__section_box(x->a, g->start, g->count, g->order, &x->box_sec);
+  x->sec = &x->box_sec;
+  x->nsec = 1;
+  x->boxes = *boxes;
+  return gather_boxes(x, g, *boxes);
+}
+
+
+static const char *call_name(const xfer_t *x, const region_t *g) {
+  if (g == NULL)
+    return x->write ? "darray_write" : "darray_read";
+  return x->write ? "darray_write_section" : "darray_read_section";
+}
+
+/* DARRAYIO_VERBOSE=1: rank 0 says what each call does and why. */
+static bool verbose(void) {
+  const char *v = getenv("DARRAYIO_VERBOSE");
+  return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
+static int say_plan(const xfer_t *x, const region_t *g,
+                    const strategy_t **s) {
+  char why[512];
+  int rc = darray__plan_explain(x, s, why, sizeof why);
+  if (rc == DARRAY_SUCCESS && x->a->rank == 0)
+    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s\n",
+            call_name(x, g), (*s)->name, x->f->io.ops->name, why);
+  return rc;
+}
+
+/* Everything before the first byte moves, ending in one agreement. */
+static int xfer_setup(xfer_t *x, const region_t *g, const strategy_t **s,
+                      int64_t **boxes) {
+  darray_file_t f = x->f;
+  int rc = common_args(f, (darray_t)x->a, x->write);
+  rc = access_of(x, g, rc, boxes);
+  if (rc == DARRAY_SUCCESS)
+    rc = verbose() ? say_plan(x, g, s) : darray__plan_choose(x, s);
+  if (rc == DARRAY_SUCCESS && (*s)->prepare != NULL)
+    rc = (*s)->prepare(x);
+  int64_t vals[3] = {x->a->desc_hash, x->a->disp,
+                     (int64_t)darray__hash(0, (*s)->name,
+                                           strlen((*s)->name))};
+  int bad = -1;
+  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(f->errmsg, rc, "%s: processes passed different %s",
+                call_name(x, g),
+                bad == 0 ? "array descriptions"
+                         : bad == 1 ? "displacements" : "hints");
+  return rc;
+}
+
+static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
+                const region_t *g) {
+  int rc = darray__file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc; /* no usable handle: cannot agree (documented) */
+  xfer_t x = {.f = f, .a = a, .buf = buf, .write = write, .msg = f->errmsg,
+              .msglen = DARRAY_ERRMSG_LEN};
+  const strategy_t *s = &darray__strategy_direct;
+  int64_t *boxes = NULL;
+  rc = xfer_setup(&x, g, &s, &boxes);
+  bool agreed = rc != DARRAY_SUCCESS; /* a failure everybody knows of */
+  if (!agreed) {
+    f->io.err_errno = 0;
+    rc = s->run(&x);
+  }
+  if (s->finish != NULL)
+    s->finish(&x);
+  free(boxes);
+  if (agreed)
+    return rc;
+  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
+    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
+                call_name(&x, g), s->name, f->io.ops->name,
+                darray_strerror(rc), f->io.err_errno ? ": " : "",
+                f->io.err_errno ? strerror(f->io.err_errno) : "");
+  f->stats.calls++;
+  return darray__agree(f->comm, rc, f->errmsg);
+}
+
+int darray_write(darray_file_t f, darray_t a, const void *buf) {
+  return xfer(f, a, (void *)buf, true, NULL);
+}
+
+int darray_read(darray_file_t f, darray_t a, void *buf) {
+  return xfer(f, a, buf, false, NULL);
+}
+
+int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
+                         const int64_t count[], darray_order_t order,
+                         const void *buf) {
+  region_t g = {start, count, order};
+  return xfer(f, a, (void *)buf, true, &g);
+}
+
+int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
+                        const int64_t count[], darray_order_t order,
+                        void *buf) {
+  region_t g = {start, count, order};
+  return xfer(f, a, buf, false, &g);
+}

@@ -1,0 +1,158 @@
+/*
+ * explain.c - say, in words a user can follow, how a call would move its
+ * bytes: the pattern derived from the description, whether it conforms to
+ * the storage order, the strategy chosen and why, and (for small 1-D and
+ * 2-D cases) a picture of which process owns which part of the file.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dist_name(darray_dist_t d) {
+  switch (d) {
+  case DARRAY_DIST_NONE: return "*";
+  case DARRAY_DIST_BLOCK: return "BLOCK";
+  case DARRAY_DIST_CYCLIC: return "CYCLIC";
+  default: return "MULTIPARTITION";
+  }
+}
+
+/* Human-readable bytes into buf. */
+static const char *human(int64_t b, char *buf, size_t n) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)b;
+  int u = 0;
+  while (v >= 1024 && u < 4)
+    v /= 1024, u++;
+  snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+  return buf;
+}
+
+static void describe_array(const struct darray_s *a, bool write, FILE *out) {
+  char h[32];
+  fprintf(out, "darrayio: %s of a %d-D array of %" PRId64 "-byte elements, ",
+          write ? "write" : "read", a->ndims, a->esize);
+  for (int d = 0; d < a->ndims; d++)
+    fprintf(out, "%s%" PRId64, d ? " x " : "", a->gsizes[d]);
+  int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  fprintf(out, " (%s) at file offset %" PRId64 "\n",
+          human(total, h, sizeof h), a->disp);
+  fprintf(out, "  distribution:");
+  for (int d = 0; d < a->ndims; d++) {
+    fprintf(out, "%s %s", d ? " x" : "", dist_name(a->dist[d]));
+    if (a->dist[d] == DARRAY_DIST_BLOCK || a->dist[d] == DARRAY_DIST_CYCLIC)
+      fprintf(out, "(%" PRId64 ")", a->block[d]);
+  }
+  fprintf(out, " over %d processes (grid", a->nprocs);
+  for (int d = 0; d < a->ndims; d++)
+    fprintf(out, "%s%d", d ? " x " : " ", a->psizes[d]);
+  fprintf(out, ")\n  file storage order, slowest dimension first:");
+  for (int d = 0; d < a->ndims; d++)
+    fprintf(out, " %d", a->perm[d]);
+  fprintf(out, "\n");
+}
+
+/* Per-process table; returns whether every process is conforming (its
+ * data is one contiguous stretch per cell). */
+static int process_table(const xfer_t *x, FILE *out, bool *conforming) {
+  const struct darray_s *a = x->a;
+  char h1[32], h2[32];
+  *conforming = true;
+  fprintf(out, "  %5s %10s %12s %26s %12s  %s\n", "rank", "runs", "bytes",
+          "file extent", "holes", "run length min/mean/max");
+  for (int r = 0; r < a->nprocs; r++) {
+    section_t *sec;
+    int nsec;
+    int rc = darray__xfer_sections(x, r, &sec, &nsec);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    layout_summary_t s;
+    darray__layout_summary(a, sec, nsec, &s);
+    free(sec);
+    int64_t holes = s.hi - s.lo - s.bytes;
+    *conforming &= s.nruns <= (nsec > 0 ? nsec : 1) || holes == 0;
+    if (a->nprocs > 16 && r >= 8 && r < a->nprocs - 2) {
+      if (r == 8)
+        fprintf(out, "  %5s\n", "...");
+      continue;
+    }
+    char ext[64];
+    snprintf(ext, sizeof ext, "[%" PRId64 ", %" PRId64 ")", s.lo, s.hi);
+    fprintf(out, "  %5d %10" PRId64 " %12s %26s %12s  %" PRId64 "/%" PRId64
+                 "/%" PRId64 " B\n",
+            r, s.nruns, human(s.bytes, h1, sizeof h1),
+            s.nruns ? ext : "(nothing)", human(holes, h2, sizeof h2),
+            s.min_run, s.nruns ? s.bytes / s.nruns : 0, s.max_run);
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* Owner of the element at a given file position (whole-array calls). */
+static char owner_char(const struct darray_s *a, const int64_t *idx) {
+  int r = 0, cell;
+  darray_locate((darray_t)a, idx, &r, &cell, NULL, NULL);
+  return (char)(r < 10 ? '0' + r : r < 36 ? 'a' + r - 10 : '+');
+}
+
+/* A picture of the file for 1-D and 2-D arrays: one character per sampled
+ * element, rows = the slower storage dimension. */
+static void ownership_map(const struct darray_s *a, FILE *out) {
+  if (a->ndims > 2 || a->nprocs > 36) {
+    fprintf(out, "  (ownership map drawn for 1-D and 2-D arrays of at most "
+                 "36 processes)\n");
+    return;
+  }
+  int slow = a->perm[0], fast = a->perm[a->ndims - 1];
+  int64_t nrow = a->ndims == 2 ? a->gsizes[slow] : 1, ncol = a->gsizes[fast];
+  int64_t rows = nrow < 16 ? nrow : 16, cols = ncol < 64 ? ncol : 64;
+  fprintf(out, "  ownership map of the file (%s): %" PRId64 " of %" PRId64
+               " rows, %" PRId64 " of %" PRId64 " columns, character = rank\n",
+          a->ndims == 2 ? "row = slower storage dimension" : "1-D", rows,
+          nrow, cols, ncol);
+  for (int64_t i = 0; i < rows; i++) {
+    char line[80];
+    for (int64_t j = 0; j < cols; j++) {
+      int64_t idx[2];
+      idx[a->ndims == 2 ? slow : 0] = a->ndims == 2 ? i * nrow / rows : 0;
+      idx[fast] = j * ncol / cols;
+      line[j] = owner_char(a, idx);
+    }
+    line[cols] = '\0';
+    fprintf(out, "    %s\n", line);
+  }
+}
+
+int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
+  int rc = darray__file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (out == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "out is NULL");
+  if (!a->committed)
+    return darray__err(f->errmsg, DARRAY_ESTATE,
+                       "a: the array is not committed");
+  xfer_t x = {.f = f, .a = a, .write = write != 0, .msg = f->errmsg,
+              .msglen = DARRAY_ERRMSG_LEN, .sec = a->sec, .nsec = a->nsec};
+  describe_array(a, x.write, out);
+  bool conforming;
+  rc = process_table(&x, out, &conforming);
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(f->errmsg, rc, "out of memory");
+  char why[512];
+  const strategy_t *s;
+  rc = darray__plan_explain(&x, &s, why, sizeof why);
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(f->errmsg, rc, "out of memory");
+  fprintf(out, "  conforms to the storage order: %s\n",
+          conforming ? "yes (each process's data is one stretch per cell)"
+                     : "no (some process's data is split into many runs)");
+  fprintf(out, "  strategy: %s, because %s\n", s->name, why);
+  fprintf(out, "  back end: %s\n", f->io.ops->name);
+  ownership_map(a, out);
+  return DARRAY_SUCCESS;
+}

@@ -1,0 +1,154 @@
+/*
+ * test_explain.c - darray_explain: the verdicts it prints for known
+ * patterns, and that every process reaches the same decision.
+ *
+ * Patterns (2-D n x n, or 3-D for multipartition) in both storage orders:
+ * row-block, column-block, block-block, cyclic columns, multipartition.
+ * For each, the expected verdicts follow from first principles:
+ *  - an access conforms when every process's data is one stretch of the
+ *    file (row blocks of a C-order file; column blocks of a Fortran file);
+ *  - extents interleave when some process's data lies between another
+ *    process's first and last byte;
+ *  - auto picks two-phase exactly when extents interleave (P > 1).
+ * The ownership map is checked for the row-block case: row r of the
+ * picture is owned by rank r*P/n.
+ * Run: mpiexec -n 1..4 ./test_explain
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { ROWBLOCK, COLBLOCK, BLOCKBLOCK, CYCLIC, NPAT } pattern_t;
+static const char *const patname[] = {"rowblock", "colblock", "blockblock",
+                                      "cyclic"};
+
+static char *explain(darray_file_t f, darray_t a, int write) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  TU_OK(darray_explain(f, a, write, mem));
+  fclose(mem);
+  return text;
+}
+
+static darray_t make(pattern_t p, darray_order_t order, int64_t n) {
+  int P = tu_nprocs();
+  int64_t g[2] = {n, n};
+  int64_t k[2] = {DARRAY_DEFAULT_ARG, p == CYCLIC ? 1 : DARRAY_DEFAULT_ARG};
+  darray_dist_t d[2] = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK};
+  int grid[2] = {0, 0};
+  if (p == ROWBLOCK)
+    d[1] = DARRAY_DIST_NONE, grid[0] = P, grid[1] = 1;
+  if (p == COLBLOCK || p == CYCLIC)
+    d[0] = DARRAY_DIST_NONE, grid[0] = 1, grid[1] = P;
+  if (p == CYCLIC)
+    d[1] = DARRAY_DIST_CYCLIC;
+  darray_t a;
+  TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a));
+  TU_OK(darray_set_distribution(a, d, k));
+  TU_OK(darray_set_grid(a, grid));
+  TU_OK(darray_set_storage_order(a, order, NULL));
+  TU_OK(darray_commit(a));
+  return a;
+}
+
+/* First-principles verdicts for P processes. */
+static void expected(pattern_t p, darray_order_t order, int P, int grid0,
+                     int *conform, int *inter) {
+  /* the dimension that varies slowest in the file */
+  int slow = order == DARRAY_ORDER_C ? 0 : 1;
+  int split_slow = p == ROWBLOCK ? slow == 0 : p == COLBLOCK ? slow == 1 : 0;
+  if (P == 1) {
+    *conform = 1, *inter = 0;
+  } else if (p == ROWBLOCK || p == COLBLOCK) {
+    *conform = split_slow; /* contiguous slabs of the file */
+    *inter = !split_slow;
+  } else if (p == BLOCKBLOCK) {
+    int along_fast = slow == 0 ? P / grid0 : grid0; /* procs on fast dim */
+    *conform = along_fast == 1;
+    *inter = along_fast > 1;
+  } else { /* CYCLIC(1) columns: every process in every row or column */
+    *conform = 0;
+    *inter = 1;
+  }
+}
+
+static void check_pattern(darray_file_t f, pattern_t p, darray_order_t order) {
+  int P = tu_nprocs();
+  int64_t n = 12;
+  darray_t a = make(p, order, n);
+  int grid[2];
+  darray_grid(a, grid);
+  int conform, inter;
+  expected(p, order, P, grid[0], &conform, &inter);
+  char *text = explain(f, a, 1);
+  char what[128];
+  snprintf(what, sizeof what, "%s %s P=%d", patname[p],
+           order == DARRAY_ORDER_C ? "C" : "Fortran", P);
+  if (!TU_CONTAINS(text, conform ? "storage order: yes" : "storage order: no")
+      || !TU_CONTAINS(text, inter && P > 1 ? "strategy: twophase"
+                                          : "strategy: direct"))
+    TU_FAIL("%s: explain said:\n%s", what, text);
+  if (p == ROWBLOCK && order == DARRAY_ORDER_C) {
+    /* map rows: row i of 12 is owned by the rank holding row i */
+    int64_t b = (n + P - 1) / P;
+    for (int64_t i = 0; i < n; i++) {
+      char line[32];
+      memset(line, (char)('0' + i / b), (size_t)n);
+      line[n] = '\0';
+      if (!TU_CONTAINS(text, line))
+        break;
+    }
+  }
+  /* every process decides the same */
+  char *s = strstr(text, "strategy: ");
+  int id = s ? s[10] : 0, lo = id, hi = id;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  TU_EQ_INT(lo, hi);
+  free(text);
+  darray_free(&a);
+}
+
+/* Multipartition in BT's Fortran layout always interleaves (P > 1). */
+static void check_multipartition(darray_file_t f) {
+  int P = tu_nprocs();
+  if (P != 1 && P != 4)
+    return;
+  int64_t g[4] = {5, 8, 8, 8};
+  darray_dist_t d[4] = {DARRAY_DIST_NONE, DARRAY_DIST_MULTIPARTITION,
+                        DARRAY_DIST_MULTIPARTITION,
+                        DARRAY_DIST_MULTIPARTITION};
+  darray_t a;
+  TU_OK(darray_create(MPI_COMM_WORLD, 4, g, DARRAY_DOUBLE, &a));
+  TU_OK(darray_set_distribution(a, d, NULL));
+  TU_OK(darray_set_storage_order(a, DARRAY_ORDER_FORTRAN, NULL));
+  TU_OK(darray_commit(a));
+  char *text = explain(f, a, 0);
+  TU_CONTAINS(text, P > 1 ? "strategy: twophase" : "strategy: direct");
+  TU_CONTAINS(text, P > 1 ? "storage order: no" : "storage order: yes");
+  TU_CONTAINS(text, "MULTIPARTITION");
+  free(text);
+  darray_free(&a);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  char path[512];
+  tu_tmpname(path, sizeof path, "explain");
+  darray_file_t f;
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
+                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, MPI_INFO_NULL,
+                         &f));
+  for (int p = 0; p < NPAT; p++) {
+    check_pattern(f, (pattern_t)p, DARRAY_ORDER_C);
+    check_pattern(f, (pattern_t)p, DARRAY_ORDER_FORTRAN);
+  }
+  check_multipartition(f);
+  TU_EQ_CODE(darray_explain(f, NULL, 1, stdout), DARRAY_EBADHANDLE);
+  darray_file_close(&f);
+  tu_remove(path);
+  return tu_finish();
+}
