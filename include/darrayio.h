@@ -188,6 +188,8 @@ typedef struct darray_stats {
   int64_t cycles;            /**< collective buffering cycles */
   int64_t peak_temp_bytes;   /**< largest temporary buffer held at once */
   int64_t calls;             /**< darray_read/darray_write calls */
+  char strategy[16];         /**< strategy of the last call: "direct",
+                                  "sieve" or "twophase" ("" before any) */
 } darray_stats_t;
 
 /* ------------------------------------------------------------------------ */

@@ -84,8 +84,10 @@ static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
     mine[d] = g->start[d];
     mine[nd + d] = g->count[d];
   }
-  if (MPI_Allgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
-                    x->f->comm) != MPI_SUCCESS)
+  MPI_Request req;
+  if (MPI_Iallgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
+                     x->f->comm, &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
     return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
   for (int i = 0; x->write && i < P; i++)
     for (int j = i + 1; j < P; j++)
@@ -201,6 +203,7 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
                 darray_strerror(rc), f->io.err_errno ? ": " : "",
                 f->io.err_errno ? strerror(f->io.err_errno) : "");
   f->stats.calls++;
+  snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
   return darray__agree(f->comm, rc, f->errmsg);
 }
 

@@ -58,8 +58,10 @@ int darray__agree_check(MPI_Comm comm, int code, char *msg,
     in[1 + i] = vals[i];
     in[1 + n + i] = ~vals[i];
   }
-  if (MPI_Allreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm) !=
-      MPI_SUCCESS)
+  MPI_Request req;
+  if (MPI_Iallreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm,
+                     &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
     return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
                                          "agreeing on the result");
   int agreed = (int)-(out[0] >> 32);

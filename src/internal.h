@@ -489,6 +489,11 @@ DARRAY_HIDDEN int darray__agree(MPI_Comm comm, int code, char *msg);
 DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
                                       const int64_t *vals, int n, int *bad);
 
+/* Complete MPI requests, polling and then yielding the processor between
+ * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
+DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
+DARRAY_HIDDEN int darray__wait(MPI_Request *req);
+
 /* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */
 DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
 

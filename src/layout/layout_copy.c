@@ -4,7 +4,9 @@
  *
  * The elements of a run, in file order, form a box over the file dimensions
  * perm[depth..ndims-1]. The copy walks that box row by row, a row being the
- * fastest file dimension; a row that is contiguous in memory is one memcpy.
+ * fastest file dimensions that are also contiguous in memory, so that each
+ * row is one memcpy; when even the fastest dimension is strided in memory,
+ * a row is that dimension and its elements are copied one by one.
  */
 #include "internal.h"
 
@@ -35,11 +37,21 @@ void darray__layout_copy(const struct darray_s *a, const section_t *sec,
       memcpy(u, packed, (size_t)(b1 - b0));
     return;
   }
-  int fast = a->ndims - 1;
-  int64_t rowlen = run->depth == fast ? run->len / es : a->gsizes[a->perm[fast]];
-  int64_t mstep = sec->mem_stride[a->perm[fast]];
+  /* A row: the fastest file dimensions that are also contiguous in
+   * memory (for BT's buffer, a whole x-row of 5-double points). */
+  int fast = a->ndims - 1, i = fast;
+  int64_t row = 1, expect = es;
+  for (; i > run->depth && sec->mem_stride[a->perm[i]] == expect; i--) {
+    row *= a->gsizes[a->perm[i]];
+    expect *= a->gsizes[a->perm[i]];
+  }
+  int64_t mstep = es; /* memory step between a row's elements */
+  if (row == 1) {      /* fastest dimension strided in memory */
+    mstep = sec->mem_stride[a->perm[fast]];
+    row = run->depth == fast ? run->len / es : a->gsizes[a->perm[fast]];
+  }
   for (int64_t e = b0 / es, end = b1 / es; e < end;) {
-    int64_t n = rowlen - e % rowlen; /* elements left in this row */
+    int64_t n = row - e % row; /* elements left in this row */
     if (n > end - e)
       n = end - e;
     char *u = user + run->moff + elem_moff(a, sec, run->depth, e);

@@ -58,20 +58,22 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
     t->x->f->stats.bytes_exchanged += n;
 }
 
-/* GCC 12 takes MPI_STATUSES_IGNORE for a zero-length array and warns. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
 static void wait_all(tp_t *t) {
-  if (t->nreq > 0 &&
-      MPI_Waitall(t->nreq, t->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+  if (t->nreq > 0 && darray__wait_all(t->nreq, t->req) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
   t->nreq = 0;
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+
+/* Blocking send or receive of one message, waiting politely. */
+static int one_message(tp_t *t, void *p, int len, int peer, bool send) {
+  MPI_Comm comm = t->x->f->comm;
+  MPI_Request rq;
+  int err = send ? MPI_Isend(p, len, MPI_BYTE, peer, TP_TAG, comm, &rq)
+                 : MPI_Irecv(p, len, MPI_BYTE, peer, TP_TAG, comm, &rq);
+  if (err != MPI_SUCCESS)
+    return DARRAY_EMPI;
+  return darray__wait(&rq);
+}
 
 /* ---- owner side --------------------------------------------------------- */
 
@@ -82,7 +84,6 @@ static void wait_all(tp_t *t) {
  */
 static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
                           int peer, bool send) {
-  MPI_Comm comm = t->x->f->comm;
   int64_t fill = 0, avail = 0; /* send: bytes packed; recv: bytes left */
   pwalk_t w;
   for (darray__tp_walk_start(&w, &t->self, lo, hi); w.valid;
@@ -90,9 +91,7 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
     for (int64_t b = w.b0; b < w.b1;) {
       if (!send && avail == 0) {
         avail = n < t->M ? n : t->M;
-        if (MPI_Recv(t->pack, (int)avail, MPI_BYTE, peer, TP_TAG, comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-          fail(t, DARRAY_EMPI);
+        fail(t, one_message(t, t->pack, (int)avail, peer, false));
         n -= avail;
         fill = 0;
       }
@@ -104,16 +103,14 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
       fill += take;
       avail -= send ? 0 : take;
       if (send && fill == t->M) {
-        if (MPI_Send(t->pack, (int)fill, MPI_BYTE, peer, TP_TAG, comm))
-          fail(t, DARRAY_EMPI);
+        fail(t, one_message(t, t->pack, (int)fill, peer, true));
         t->x->f->stats.bytes_exchanged += fill;
         fill = 0;
       }
     }
   }
   if (send && fill > 0) {
-    if (MPI_Send(t->pack, (int)fill, MPI_BYTE, peer, TP_TAG, comm))
-      fail(t, DARRAY_EMPI);
+    fail(t, one_message(t, t->pack, (int)fill, peer, true));
     t->x->f->stats.bytes_exchanged += fill;
   }
 }
@@ -143,6 +140,8 @@ static void owner_streams(tp_t *t, int64_t cycle, int phase) {
 
 /* Where each process's stream sits in staging; mine stays in my buffer
  * when it is contiguous there. */
+/* Where each process's stream sits in staging (sized in prepare for the
+ * largest chunk); mine stays in my buffer when it is contiguous there. */
 static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
   int64_t at = 0, first;
   bool contig;

@@ -105,6 +105,15 @@ static void choose_aggregators(tp_t *t) {
   for (int i = 0; i < t->A; i++)
     if (darray__tp_agg_rank(t, i) == t->me)
       t->myagg = i;
+  int64_t dmax = 0; /* the largest domain: no chunk needs more */
+  for (int i = 0; i < t->A; i++) {
+    int64_t len = boundary(t, i + 1) - boundary(t, i);
+    dmax = len > dmax ? len : dmax;
+  }
+  if (dmax > 0 && t->C > dmax)
+    t->C = dmax; /* a multiple of es: domains start on element boundaries */
+  if (t->M > t->C)
+    t->M = t->C;
   t->ntimes = 0;
   for (int i = 0; i < t->A; i++) {
     int64_t n = (boundary(t, i + 1) - boundary(t, i) + t->C - 1) / t->C;
@@ -119,11 +128,40 @@ static bool all_mem_contig(const xfer_t *x) {
   return contig;
 }
 
+/* The most staging any of my chunks needs. The streams of one chunk add
+ * up to at most the chunk, except for section reads whose boxes overlap
+ * (the same bytes go to several processes): the only case where two-phase
+ * memory can exceed cb_buffer_size. */
+static int64_t largest_chunk_streams(tp_t *t) {
+  int64_t most = t->C;
+  for (int64_t c = 0; c < t->ntimes; c++) {
+    int64_t clo, chi, sum = 0, first;
+    bool contig;
+    darray__tp_chunk(t, t->myagg, c, &clo, &chi);
+    for (int r = 0; r < t->P && clo < chi; r++)
+      sum += darray__tp_stream(&t->peer[r], clo, chi, &contig, &first);
+    most = sum > most ? sum : most;
+  }
+  return most;
+}
+
 /* Buffers of an aggregator: staging, walkers, the vector. */
 static int prepare_aggregator(tp_t *t) {
   size_t P = (size_t)t->P;
   t->peer = calloc(P, sizeof *t->peer);
-  t->stage = malloc((size_t)t->C);
+  if (t->peer == NULL)
+    return DARRAY_ENOMEM;
+  t->stage_cap = t->C;
+  for (int r = 0; r < t->P; r++) {
+    int rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
+                                      t->peer_nsec[r]);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    t->npeer = r + 1;
+  }
+  if (t->x->boxes != NULL && !t->x->write)
+    t->stage_cap = largest_chunk_streams(t);
+  t->stage = malloc((size_t)t->stage_cap);
   t->bytes = calloc(P, sizeof *t->bytes);
   t->stage_off = calloc(P, sizeof *t->stage_off);
   t->cursor = calloc(P, sizeof *t->cursor);
@@ -132,13 +170,6 @@ static int prepare_aggregator(tp_t *t) {
   if (!t->peer || !t->stage || !t->bytes || !t->stage_off || !t->cursor ||
       !t->walk || !t->iov)
     return DARRAY_ENOMEM;
-  for (int r = 0; r < t->P; r++) {
-    int rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
-                                      t->peer_nsec[r]);
-    if (rc != DARRAY_SUCCESS)
-      return rc;
-    t->npeer = r + 1;
-  }
   return DARRAY_SUCCESS;
 }
 
@@ -172,7 +203,7 @@ static int tp_prepare(xfer_t *x) {
                                       vector calls */
   if (t->pack == NULL)
     return DARRAY_ENOMEM;
-  int64_t peak = (agg ? t->C : 0) + t->M;
+  int64_t peak = (agg ? t->stage_cap : 0) + t->M;
   if (peak > x->f->stats.peak_temp_bytes)
     x->f->stats.peak_temp_bytes = peak;
   return DARRAY_SUCCESS;

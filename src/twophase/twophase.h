@@ -31,7 +31,9 @@ typedef struct tp {
   int *peer_nsec;
   layout_iter_t *peer; /* aggregators: iterators over every process's runs */
   int npeer;
-  char *stage;         /* aggregators: C bytes, the others' data */
+  char *stage;         /* aggregators: the others' data (C bytes, more
+                          only for overlapping section reads) */
+  int64_t stage_cap;
   char *pack;          /* M bytes: strided streams, and the scratch of
                           back ends without vector calls */
   int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
