@@ -1,0 +1,166 @@
+/*
+ * bench.h - darrayio-bench: shared types of the benchmark's files.
+ *
+ *   darrayio-bench.c  main: options, the loop over methods, runs and phases
+ *   bench_options.c   command-line parsing
+ *   bench_pattern.c   the access patterns: boxes, darrayio descriptions,
+ *                     MPI-IO views
+ *   bench_data.c      closed-form values, fill/check, contiguous runs,
+ *                     checking a file on disk
+ *   bench_methods.c   the methods: darrayio strategies, MPI-IO levels,
+ *                     POSIX level 0, the physical references
+ *   bench_sys.c       file helpers, pre-touch, dropping the page cache
+ *   bench_report.c    RESULT lines, the human table, the gnuplot chart
+ *
+ * Only the public header of darrayio is used.
+ */
+#ifndef DARRAYIO_BENCH_H
+#define DARRAYIO_BENCH_H
+
+#include "darrayio.h"
+
+#include <stdint.h>
+
+#define BENCH_MAXD 4        /* dimensions of a box */
+#define BENCH_MAX_METHODS 16
+#define BENCH_UNAVAILABLE 1 /* a method that cannot run here (not an error) */
+
+/* Status of a measurement, from best to worst. */
+enum {
+  ST_OK = 0,          /* measured and verified */
+  ST_NOTRUN = 1,      /* not measured: an earlier phase of the method failed */
+  ST_UNAVAILABLE = 2, /* the method does not exist in this build */
+  ST_FAILED = 3,      /* an I/O call failed */
+  ST_VERIFY = 4       /* wrong bytes: VERIFY FAILED */
+};
+
+typedef struct options {
+  const char *pattern;
+  int64_t n, k;
+  int grid[3], ngrid;
+  char cls;
+  int dumps;
+  int do_write, do_read;
+  int runs;
+  int cold, explain;
+  const char *dir, *methods, *hints, *plot;
+} options_t;
+
+/*
+ * A box: a piece of the global array that one rank owns, as an
+ * nd-dimensional index space listed from the slowest-varying dimension in
+ * the file to the fastest. Element (i0, .., i{nd-1}) of the box is file
+ * element foff + sum(i_d * fstride_d) and buffer element moff +
+ * sum(i_d * mstride_d). Offsets and strides count elements.
+ */
+typedef struct box {
+  int64_t count[BENCH_MAXD], fstride[BENCH_MAXD], mstride[BENCH_MAXD];
+  int64_t foff, moff;
+} box_t;
+
+/* An access pattern as this rank sees it, for every method. */
+typedef struct pattern {
+  char name[16], label[96]; /* label: sizes and grid, for the table */
+  int esize;                /* 4 (int32) or 8 (double) */
+  int ndumps;               /* arrays appended to the file (BTIO dumps) */
+  int64_t dump_elems;       /* elements of one dump, all ranks */
+  int nd, nbox;
+  box_t *box;
+  int64_t buf_elems;   /* local buffer, ghosts and padding included */
+  int64_t local_elems; /* elements this rank owns per dump */
+  darray_t darr;       /* the darrayio description */
+  MPI_Datatype etype, ftype, mtype; /* MPI-IO view, as the programs do */
+} pattern_t;
+
+/* Counters of one phase, summed (or maxed) over ranks. */
+typedef struct counters {
+  int64_t calls, exchanged, meta, cycles, peak_temp;
+} counters_t;
+
+struct method;
+
+/* One method's state while it runs. */
+typedef struct mstate {
+  const struct method *m;
+  char path[4096];
+  void *buf;          /* pattern buffer, or this rank's file-order stretch */
+  int64_t lo, hi;     /* stretch methods: this rank's elements of a dump */
+  int fd;             /* POSIX methods */
+  MPI_File fh;        /* MPI-IO methods */
+  darray_file_t df;   /* darrayio methods */
+  int64_t calls;      /* I/O calls made in the current phase (this rank) */
+  char why[256];      /* why the method is unavailable or failed */
+} mstate_t;
+
+typedef struct bench {
+  options_t o;
+  pattern_t p;
+  int rank, nprocs, cold;
+  int explained[2]; /* --explain: printed for writes [1] and reads [0] */
+  void *pbuf; /* the pattern buffer, shared by the pattern-layout methods */
+} bench_t;
+
+/* A method. Stretch methods move a file-order stretch of each dump instead
+ * of the pattern's buffer: the reference (rank 0 alone) and the conforming
+ * split (one contiguous stretch per rank). */
+typedef struct method {
+  const char *name;
+  int stretch; /* 0: pattern buffer, 1: rank 0 alone, 2: one per rank */
+  int (*open)(bench_t *b, mstate_t *s, int write);
+  int (*xfer)(bench_t *b, mstate_t *s, int write, int dump);
+  int (*close)(bench_t *b, mstate_t *s);
+  void (*stats)(bench_t *b, mstate_t *s, int write, counters_t *c);
+} method_t;
+
+/* One measurement: a method and an operation, over all runs. */
+typedef struct result {
+  const char *method;
+  int write;
+  int status; /* ST_* */
+  int nruns;
+  double *t;  /* seconds per run */
+  double median, min, max;
+  counters_t c;
+  char why[256];
+} result_t;
+
+/* bench_options.c */
+int bench_parse(int argc, char **argv, options_t *o, int rank);
+
+/* bench_pattern.c */
+int bench_pattern_build(bench_t *b);
+void bench_pattern_free(pattern_t *p);
+MPI_Info bench_info(const char *hints);
+
+/* bench_data.c */
+typedef int (*run_fn)(void *ctx, int64_t foff, int64_t moff, int64_t len);
+void bench_fill(const pattern_t *p, void *buf, int dump, int salt);
+int64_t bench_check(const pattern_t *p, const void *buf, int dump, int salt,
+                    int rank);
+void bench_fill_stretch(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
+                        int dump, int salt);
+int64_t bench_check_stretch(const pattern_t *p, const void *buf, int64_t lo,
+                            int64_t hi, int dump, int salt, int rank);
+int bench_runs(const pattern_t *p, run_fn fn, void *ctx);
+int64_t bench_check_file(const bench_t *b, const char *path, int salt);
+
+/* bench_methods.c */
+extern const method_t bench_methods[];
+extern const int bench_nmethods;
+const method_t *bench_method(const char *name);
+
+/* bench_sys.c */
+int bench_pwrite_all(int fd, const void *buf, int64_t len, int64_t off);
+int bench_pread_all(int fd, void *buf, int64_t len, int64_t off);
+int bench_pretouch(const bench_t *b, int64_t bytes);
+int bench_drop_caches(const bench_t *b);
+void bench_remove(const bench_t *b, const char *path);
+int bench_setup_cold(bench_t *b);
+
+/* bench_report.c */
+void bench_result_line(const bench_t *b, const result_t *r);
+void bench_table(const bench_t *b, const result_t *r, int n);
+void bench_plot(const bench_t *b, const result_t *r, int n);
+void bench_summarize(result_t *r);
+
+#endif /* DARRAYIO_BENCH_H */

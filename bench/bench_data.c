@@ -1,0 +1,218 @@
+/*
+ * bench_data.c - the values the benchmark writes, and the checks.
+ *
+ * Every element's value is a closed form of its index in the file (dumps
+ * included) and of a salt that changes with every write, so a read that
+ * returns stale data, a write that put bytes at the wrong offset, and a
+ * read that put them at the wrong place in memory all fail the check:
+ *   int32:  2*idx + 1 + salt * 0x9E3779B9 (mod 2^32)
+ *   double: idx + 1 + salt * 2^30          (exact: idx < 2^30)
+ * Before a timed read the buffer is filled with the values of salt + 1000,
+ * which differ from the expected ones in every element.
+ */
+#include "bench.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static inline uint32_t v32(int64_t idx, int salt) {
+  return (uint32_t)(2 * idx + 1) + (uint32_t)salt * 0x9E3779B9u;
+}
+
+static inline double v64(int64_t idx, int salt) {
+  return (double)(idx + 1) + (double)salt * 1073741824.0;
+}
+
+/* ---- walking the boxes, one row (innermost dimension) at a time --------- */
+
+typedef struct walk {
+  const pattern_t *p;
+  char *buf;
+  int64_t base; /* file element index of the dump's first element */
+  int salt, rank;
+  int64_t bad;
+  void (*row)(struct walk *w, int64_t f, int64_t m, int64_t n, int64_t fs,
+              int64_t ms);
+} walk_t;
+
+static void walk_box(walk_t *w, const box_t *bx, int nd) {
+  int64_t idx[BENCH_MAXD] = {0};
+  int in = nd - 1;
+  for (int d = 0; d < nd; d++)
+    if (bx->count[d] <= 0)
+      return;
+  for (;;) {
+    int64_t f = bx->foff, m = bx->moff;
+    for (int d = 0; d < in; d++) {
+      f += idx[d] * bx->fstride[d];
+      m += idx[d] * bx->mstride[d];
+    }
+    w->row(w, f, m, bx->count[in], bx->fstride[in], bx->mstride[in]);
+    int d = in - 1;
+    while (d >= 0 && ++idx[d] == bx->count[d])
+      idx[d--] = 0;
+    if (d < 0)
+      return;
+  }
+}
+
+static void walk(walk_t *w) {
+  for (int i = 0; i < w->p->nbox; i++)
+    walk_box(w, &w->p->box[i], w->p->nd);
+}
+
+static void row_fill(walk_t *w, int64_t f, int64_t m, int64_t n, int64_t fs,
+                     int64_t ms) {
+  f += w->base;
+  if (w->p->esize == 4) {
+    uint32_t *u = (uint32_t *)w->buf + m;
+    for (int64_t e = 0; e < n; e++)
+      u[e * ms] = v32(f + e * fs, w->salt);
+  } else {
+    double *u = (double *)w->buf + m;
+    for (int64_t e = 0; e < n; e++)
+      u[e * ms] = v64(f + e * fs, w->salt);
+  }
+}
+
+static void mismatch(walk_t *w, int64_t idx, double got, double want) {
+  if (w->bad++ == 0)
+    fprintf(stderr, "darrayio-bench: rank %d: file element %" PRId64
+            " (byte %" PRId64 ") is %.17g in memory, expected %.17g\n",
+            w->rank, idx, idx * w->p->esize, got, want);
+}
+
+static void row_check(walk_t *w, int64_t f, int64_t m, int64_t n, int64_t fs,
+                      int64_t ms) {
+  f += w->base;
+  for (int64_t e = 0; e < n; e++) {
+    int64_t idx = f + e * fs;
+    if (w->p->esize == 4) {
+      uint32_t got = ((const uint32_t *)w->buf)[m + e * ms];
+      if (got != v32(idx, w->salt))
+        mismatch(w, idx, got, v32(idx, w->salt));
+    } else {
+      double got = ((const double *)w->buf)[m + e * ms];
+      if (got != v64(idx, w->salt))
+        mismatch(w, idx, got, v64(idx, w->salt));
+    }
+  }
+}
+
+void bench_fill(const pattern_t *p, void *buf, int dump, int salt) {
+  walk_t w = {p, buf, dump * p->dump_elems, salt, 0, 0, row_fill};
+  walk(&w);
+}
+
+int64_t bench_check(const pattern_t *p, const void *buf, int dump, int salt,
+                    int rank) {
+  walk_t w = {p, (char *)buf, dump * p->dump_elems, salt, rank, 0, row_check};
+  walk(&w);
+  return w.bad;
+}
+
+/* ---- file-order stretches (reference and conforming methods) ------------ */
+
+void bench_fill_stretch(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
+                        int dump, int salt) {
+  walk_t w = {p, buf, dump * p->dump_elems, salt, 0, 0, row_fill};
+  if (hi > lo)
+    row_fill(&w, lo, 0, hi - lo, 1, 1);
+}
+
+int64_t bench_check_stretch(const pattern_t *p, const void *buf, int64_t lo,
+                            int64_t hi, int dump, int salt, int rank) {
+  walk_t w = {p, (char *)buf, dump * p->dump_elems, salt, rank, 0, row_check};
+  if (hi > lo)
+    row_check(&w, lo, 0, hi - lo, 1, 1);
+  return w.bad;
+}
+
+/* ---- contiguous runs (level-0 methods) ---------------------------------- */
+
+/* Runs are merged while they stay contiguous both in the file and in
+ * memory, and handed out in pieces of at most 1 GiB (int counts). */
+typedef struct runs {
+  walk_t w; /* must be first */
+  run_fn fn;
+  void *ctx;
+  int64_t f, m, len;
+  int rc;
+} runs_t;
+
+static void emit(runs_t *r) {
+  int64_t es = r->w.p->esize, max = (INT64_C(1) << 30) / es;
+  for (int64_t at = 0; at < r->len && r->rc == 0; at += max) {
+    int64_t n = r->len - at < max ? r->len - at : max;
+    r->rc = r->fn(r->ctx, (r->f + at) * es, (r->m + at) * es, n * es);
+  }
+  r->len = 0;
+}
+
+static void add(runs_t *r, int64_t f, int64_t m, int64_t n) {
+  if (r->len > 0 && r->f + r->len == f && r->m + r->len == m) {
+    r->len += n;
+    return;
+  }
+  if (r->len > 0)
+    emit(r);
+  r->f = f;
+  r->m = m;
+  r->len = n;
+}
+
+static void row_runs(walk_t *w, int64_t f, int64_t m, int64_t n, int64_t fs,
+                     int64_t ms) {
+  runs_t *r = (runs_t *)w;
+  if (fs == 1 && ms == 1)
+    add(r, f, m, n);
+  else
+    for (int64_t e = 0; e < n; e++)
+      add(r, f + e * fs, m + e * ms, 1);
+}
+
+int bench_runs(const pattern_t *p, run_fn fn, void *ctx) {
+  runs_t r = {{p, NULL, 0, 0, 0, 0, row_runs}, fn, ctx, 0, 0, 0, 0};
+  walk(&r.w);
+  if (r.len > 0)
+    emit(&r);
+  return r.rc;
+}
+
+/* ---- the file on disk ---------------------------------------------------- */
+
+/* Each rank checks a contiguous share of the file, rank 0 its size.
+ * Returns the number of wrong elements, summed over ranks. */
+int64_t bench_check_file(const bench_t *b, const char *path, int salt) {
+  const pattern_t *p = &b->p;
+  int64_t total = p->ndumps * p->dump_elems, bad = 0, chunk = 1 << 20;
+  int64_t share = (total + b->nprocs - 1) / b->nprocs;
+  int64_t lo = b->rank * share < total ? b->rank * share : total;
+  int64_t hi = lo + share < total ? lo + share : total;
+  char *buf = malloc((size_t)(chunk * p->esize));
+  int fd = open(path, O_RDONLY);
+  struct stat st;
+  if (fd < 0 || buf == NULL || fstat(fd, &st) != 0 ||
+      (b->rank == 0 && st.st_size != total * p->esize)) {
+    fprintf(stderr, "darrayio-bench: %s: missing or %lld bytes long, "
+            "expected %lld\n", path, fd < 0 ? -1LL : (long long)st.st_size,
+            (long long)(total * p->esize));
+    bad = 1;
+  }
+  for (int64_t at = lo; at < hi && bad == 0; at += chunk) {
+    int64_t n = hi - at < chunk ? hi - at : chunk;
+    if (bench_pread_all(fd, buf, n * p->esize, at * p->esize) != 0)
+      bad = 1;
+    else
+      bad = bench_check_stretch(p, buf, at, at + n, 0, salt, b->rank);
+  }
+  if (fd >= 0)
+    close(fd);
+  free(buf);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return bad;
+}

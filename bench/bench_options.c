@@ -1,0 +1,135 @@
+/*
+ * bench_options.c - darrayio-bench's command line.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: darrayio-bench [options]\n"
+    "  --pattern P     dist3d (default), btio, rowblock, colblock,\n"
+    "                  blockblock, cyclic\n"
+    "  -n N            size per dimension: N^3 ints for dist3d (default 256),\n"
+    "                  N x N ints for the 2-D patterns (default 4096)\n"
+    "  -g PxQxR        process grid (dist3d: PxQxR, blockblock: PxQ); 0\n"
+    "                  entries are chosen by MPI_Dims_create\n"
+    "  -k K            block size of cyclic: CYCLIC(K) columns (default 1)\n"
+    "  --class C       btio class S, W, A (default), B or C\n"
+    "  --dumps K       btio dumps (default: 12 for S, 40 otherwise)\n"
+    "  --ops LIST      write, read or write,read (default write,read)\n"
+    "  --runs K        measurements per method and operation (default 3)\n"
+    "  --cold          drop the page cache before every timed phase (root)\n"
+    "  --dir D         directory of the files (default .)\n"
+    "  --methods LIST  comma-separated methods (default: all), among\n"
+    "                  darrayio-auto darrayio-direct darrayio-sieve\n"
+    "                  darrayio-twophase mpiio-l0 mpiio-l2 mpiio-l3\n"
+    "                  mpiio-l3-nocb posix-l0 reference conforming\n"
+    "  --hints K=V;..  hints for the darrayio methods\n"
+    "  --plot F.png    draw the results with gnuplot\n"
+    "  --explain       print darray_explain() for darrayio-auto's first write\n"
+    "                  and read\n";
+
+static int bad(const char *what, int rank) {
+  if (rank == 0)
+    fprintf(stderr, "darrayio-bench: bad option or value: %s\n%s", what,
+            usage_text);
+  return -1;
+}
+
+static int parse_grid(const char *v, options_t *o) {
+  o->grid[0] = o->grid[1] = o->grid[2] = 0;
+  o->ngrid = sscanf(v, "%dx%dx%d", &o->grid[0], &o->grid[1], &o->grid[2]);
+  for (int d = 0; d < o->ngrid; d++)
+    if (o->grid[d] < 0)
+      return -1;
+  return o->ngrid >= 2 ? 0 : -1;
+}
+
+static int parse_ops(const char *v, options_t *o) {
+  o->do_write = strstr(v, "write") != NULL;
+  o->do_read = strstr(v, "read") != NULL;
+  return o->do_write || o->do_read ? 0 : -1;
+}
+
+/* Options that take a value; returns 0, or -1 if unknown or malformed. */
+static int option_value(const char *a, const char *v, options_t *o) {
+  if (!strcmp(a, "--pattern"))
+    o->pattern = v;
+  else if (!strcmp(a, "-n"))
+    o->n = strtoll(v, NULL, 10);
+  else if (!strcmp(a, "-g"))
+    return parse_grid(v, o);
+  else if (!strcmp(a, "-k"))
+    o->k = strtoll(v, NULL, 10);
+  else if (!strcmp(a, "--class") && strlen(v) == 1)
+    o->cls = v[0];
+  else if (!strcmp(a, "--dumps"))
+    o->dumps = atoi(v);
+  else if (!strcmp(a, "--ops"))
+    return parse_ops(v, o);
+  else if (!strcmp(a, "--runs"))
+    o->runs = atoi(v);
+  else if (!strcmp(a, "--dir"))
+    o->dir = v;
+  else if (!strcmp(a, "--methods"))
+    o->methods = v;
+  else if (!strcmp(a, "--hints"))
+    o->hints = v;
+  else if (!strcmp(a, "--plot"))
+    o->plot = v;
+  else
+    return -1;
+  return 0;
+}
+
+static int known_pattern(const char *p) {
+  static const char *const names[] = {"dist3d",     "btio",       "rowblock",
+                                      "colblock",   "blockblock", "cyclic"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(p, names[i]))
+      return 1;
+  return 0;
+}
+
+/* Every name in --methods must be a method. */
+static int check_methods(const char *list, int rank) {
+  char *copy = strdup(list), *save = NULL;
+  int rc = 0;
+  for (char *t = strtok_r(copy, ",", &save); t && rc == 0;
+       t = strtok_r(NULL, ",", &save))
+    if (bench_method(t) == NULL)
+      rc = bad(t, rank);
+  free(copy);
+  return rc;
+}
+
+int bench_parse(int argc, char **argv, options_t *o, int rank) {
+  *o = (options_t){.pattern = "dist3d", .k = 1, .cls = 'A', .do_write = 1,
+                   .do_read = 1, .runs = 3, .dir = "."};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      if (rank == 0)
+        fputs(usage_text, stdout);
+      return 1;
+    }
+    if (!strcmp(a, "--cold"))
+      o->cold = 1;
+    else if (!strcmp(a, "--explain"))
+      o->explain = 1;
+    else if (i + 1 >= argc || option_value(a, argv[i + 1], o) != 0)
+      return bad(a, rank);
+    else
+      i++;
+  }
+  if (!known_pattern(o->pattern))
+    return bad(o->pattern, rank);
+  if (o->n == 0)
+    o->n = !strcmp(o->pattern, "dist3d") ? 256 : 4096;
+  if (o->n < 1 || o->k < 1 || o->runs < 1 || o->dumps < 0 ||
+      !strchr("SWABC", o->cls))
+    return bad("(a value out of range)", rank);
+  return o->methods ? check_methods(o->methods, rank) : 0;
+}

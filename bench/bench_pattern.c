@@ -1,0 +1,305 @@
+/*
+ * bench_pattern.c - the access patterns, each described three ways from the
+ * same numbers: as boxes (for filling, checking and level-0 runs), as a
+ * darrayio array, and as the MPI-IO view the original programs build.
+ *
+ *   dist3d      N^3 int32, (BLOCK, BLOCK, BLOCK) over a PxQxR grid, C order
+ *               in the file; view: MPI_Type_create_darray.
+ *   rowblock    N x N int32, (BLOCK, *), C order; view: darray.
+ *   colblock    N x N int32, (*, BLOCK), C order; view: darray.
+ *   blockblock  N x N int32, (BLOCK, BLOCK) over a PxQ grid; view: darray.
+ *   cyclic      N x N int32, (*, CYCLIC(k)), C order, N a multiple of k*P;
+ *               view: darray.
+ *   btio        NAS BTIO (/work/shared/BTIO.md): u(5,N,N,N) doubles,
+ *               MULTIPARTITION, Fortran order, dumps appended; memory
+ *               u(5,-2:IMAX+1,-2:JMAX+1,-2:KMAX+1,q); view: a struct of
+ *               one subarray per cell, memory type a struct of subarrays of
+ *               the ghosted cells, as BT's "full" I/O does.
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+MPI_Info bench_info(const char *hints) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  if (hints == NULL)
+    return info;
+  char *copy = strdup(hints), *save = NULL;
+  for (char *t = strtok_r(copy, ";", &save); t;
+       t = strtok_r(NULL, ";", &save)) {
+    char *eq = strchr(t, '=');
+    if (eq) {
+      *eq = '\0';
+      MPI_Info_set(info, t, eq + 1);
+    }
+  }
+  free(copy);
+  return info;
+}
+
+static int fail(const bench_t *b, const char *msg) {
+  if (b->rank == 0)
+    fprintf(stderr, "darrayio-bench: %s\n", msg);
+  return -1;
+}
+
+static int darray_fail(const bench_t *b, int rc, const char *what) {
+  if (b->rank == 0)
+    fprintf(stderr, "darrayio-bench: %s: %s: %s\n", what, darray_err_name(rc),
+            darray_errmsg(b->p.darr));
+  return -1;
+}
+
+/* The darrayio description: distribution, grid (NULL for MULTIPARTITION),
+ * storage and memory order, ghosts and padding (NULL for none). */
+typedef struct ddesc {
+  int ndims;
+  int64_t gsizes[4], dargs[4];
+  darray_dist_t dist[4];
+  const int *psizes;
+  darray_order_t order;
+  const int64_t *ghost, *padded;
+} ddesc_t;
+
+static int describe(bench_t *b, const ddesc_t *d) {
+  darray_type_t t = b->p.esize == 8 ? DARRAY_DOUBLE : DARRAY_INT32;
+  int rc = darray_create(MPI_COMM_WORLD, d->ndims, d->gsizes, t, &b->p.darr);
+  if (rc)
+    return darray_fail(b, rc, "darray_create");
+  if ((rc = darray_set_distribution(b->p.darr, d->dist, d->dargs)) ||
+      (d->psizes && (rc = darray_set_grid(b->p.darr, d->psizes))) ||
+      (rc = darray_set_storage_order(b->p.darr, d->order, NULL)) ||
+      (rc = darray_set_memory_layout(b->p.darr, d->order, d->ghost,
+                                     d->padded)) ||
+      (rc = darray_commit(b->p.darr)))
+    return darray_fail(b, rc, "describing the array");
+  return 0;
+}
+
+static box_t *one_box(pattern_t *p) {
+  p->nbox = 1;
+  p->box = calloc(1, sizeof *p->box);
+  return p->box;
+}
+
+/* ---- BLOCK / NONE arrays in C order (dist3d and the 2-D blocks) --------- */
+
+/* Box of rank's block: psizes[d] == 1 means the whole dimension. Sets the
+ * darrayio description, the buffer size and the darray view. */
+static int block_array(bench_t *b, int nd, const int64_t *g, const int *ps) {
+  pattern_t *p = &b->p;
+  int coord[3], dist[3], darg[3], gs[3], rem = b->rank;
+  ddesc_t dd = {.ndims = nd, .psizes = ps, .order = DARRAY_ORDER_C};
+  box_t *bx = one_box(p);
+  int64_t fs = 1, ms = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    coord[d] = rem % ps[d];
+    rem /= ps[d];
+  }
+  p->nd = nd;
+  for (int d = nd - 1; d >= 0; d--) {
+    int64_t blk = (g[d] + ps[d] - 1) / ps[d], lo = coord[d] * blk;
+    int64_t cnt = lo >= g[d] ? 0 : g[d] - lo < blk ? g[d] - lo : blk;
+    bx->count[d] = cnt;
+    bx->fstride[d] = fs;
+    bx->mstride[d] = ms;
+    bx->foff += lo * fs;
+    fs *= g[d];
+    ms *= cnt;
+    dd.gsizes[d] = g[d];
+    dd.dist[d] = ps[d] > 1 ? DARRAY_DIST_BLOCK : DARRAY_DIST_NONE;
+    dd.dargs[d] = DARRAY_DEFAULT_ARG;
+    dist[d] = ps[d] > 1 ? MPI_DISTRIBUTE_BLOCK : MPI_DISTRIBUTE_NONE;
+    darg[d] = MPI_DISTRIBUTE_DFLT_DARG;
+    gs[d] = (int)g[d];
+  }
+  p->buf_elems = p->local_elems = ms;
+  p->dump_elems = fs;
+  MPI_Type_create_darray(b->nprocs, b->rank, nd, gs, dist, darg, ps,
+                         MPI_ORDER_C, MPI_INT, &p->ftype);
+  return describe(b, &dd);
+}
+
+/* Complete a grid: 0 entries chosen by MPI_Dims_create; -1 on mismatch. */
+static int make_grid(const bench_t *b, int nd, int *ps) {
+  int prod = 1;
+  for (int d = 0; d < nd; d++)
+    ps[d] = b->o.ngrid >= nd ? b->o.grid[d] : 0;
+  if (MPI_Dims_create(b->nprocs, nd, ps) != MPI_SUCCESS)
+    return fail(b, "the process grid does not fit the number of processes");
+  for (int d = 0; d < nd; d++)
+    prod *= ps[d];
+  return prod == b->nprocs ? 0 : fail(b, "the grid's product is not P");
+}
+
+static int build_dist3d(bench_t *b, int *ps) {
+  int64_t n = b->o.n, g[3] = {n, n, n};
+  if (make_grid(b, 3, ps))
+    return -1;
+  snprintf(b->p.label, sizeof b->p.label, "N=%lld int32, grid %dx%dx%d",
+           (long long)n, ps[0], ps[1], ps[2]);
+  return block_array(b, 3, g, ps);
+}
+
+static int build_block2d(bench_t *b, int *ps) {
+  int64_t n = b->o.n, g[2] = {n, n};
+  const char *name = b->o.pattern;
+  ps[0] = ps[1] = 1;
+  if (!strcmp(name, "rowblock"))
+    ps[0] = b->nprocs;
+  else if (!strcmp(name, "colblock"))
+    ps[1] = b->nprocs;
+  else if (make_grid(b, 2, ps))
+    return -1;
+  snprintf(b->p.label, sizeof b->p.label, "N=%lld x %lld int32, grid %dx%d",
+           (long long)n, (long long)n, ps[0], ps[1]);
+  return block_array(b, 2, g, ps);
+}
+
+/* ---- CYCLIC(k) columns --------------------------------------------------- */
+
+/* Global column (blk * P + rank) * k + e: the rank's columns form a 3-D box
+ * {rows, blocks, k}; locally they are packed, blocks in order. */
+static int build_cyclic(bench_t *b) {
+  pattern_t *p = &b->p;
+  int64_t n = b->o.n, k = b->o.k, P = b->nprocs;
+  if (n % (k * P) != 0)
+    return fail(b, "cyclic needs N to be a multiple of k * P");
+  int64_t nb = n / (k * P);
+  box_t *bx = one_box(p);
+  *bx = (box_t){{n, nb, k}, {n, P * k, 1}, {nb * k, k, 1}, b->rank * k, 0};
+  p->nd = 3;
+  p->buf_elems = p->local_elems = n * nb * k;
+  p->dump_elems = n * n;
+  snprintf(p->label, sizeof p->label, "N=%lld x %lld int32, CYCLIC(%lld) "
+           "columns", (long long)n, (long long)n, (long long)k);
+  int ps[2] = {1, b->nprocs}, gs[2] = {(int)n, (int)n};
+  int dist[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC};
+  int darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, (int)k};
+  MPI_Type_create_darray(b->nprocs, b->rank, 2, gs, dist, darg, ps,
+                         MPI_ORDER_C, MPI_INT, &p->ftype);
+  ddesc_t dd = {2, {n, n}, {DARRAY_DEFAULT_ARG, k},
+                {DARRAY_DIST_NONE, DARRAY_DIST_CYCLIC}, ps, DARRAY_ORDER_C,
+                NULL, NULL};
+  return describe(b, &dd);
+}
+
+/* ---- BTIO ---------------------------------------------------------------- */
+
+static int64_t class_n(char c) {
+  return c == 'S' ? 12 : c == 'W' ? 24 : c == 'A' ? 64 : c == 'B' ? 102 : 162;
+}
+
+static int mod(int a, int q) { return ((a % q) + q) % q; }
+
+static void slab(int64_t n, int q, int s, int64_t *low, int64_t *len) {
+  int64_t size = n / q, excess = n % q;
+  *len = s < excess ? size + 1 : size;
+  *low = s < excess ? s * (size + 1)
+                    : excess * (size + 1) + (s - excess) * size;
+}
+
+/* Cell c of this rank, by BT's formulas: its box, and the file and memory
+ * subarrays of BT's "full" I/O. */
+static void btio_cell(bench_t *b, int q, int64_t pad, int c, MPI_Datatype *ft,
+                      MPI_Datatype *mt) {
+  int64_t n = class_n(b->o.cls), lo[3], len[3];
+  int xyz[3] = {mod(b->rank % q + c, q), mod(b->rank / q - c, q), c};
+  for (int s = 0; s < 3; s++)
+    slab(n, q, xyz[s], &lo[s], &len[s]);
+  int64_t cell = 5 * pad * pad * pad;
+  b->p.box[c] = (box_t){{len[2], len[1], len[0], 5},
+                        {5 * n * n, 5 * n, 5, 1},
+                        {5 * pad * pad, 5 * pad, 5, 1},
+                        5 * (lo[0] + n * (lo[1] + n * lo[2])),
+                        c * cell + 5 * (2 + pad * (2 + pad * 2))};
+  b->p.local_elems += 5 * len[0] * len[1] * len[2];
+  int fsz[4] = {5, (int)n, (int)n, (int)n}, sub[4] = {5, (int)len[0],
+                                                      (int)len[1], (int)len[2]};
+  int fst[4] = {0, (int)lo[0], (int)lo[1], (int)lo[2]};
+  int msz[4] = {5, (int)pad, (int)pad, (int)pad}, mst[4] = {0, 2, 2, 2};
+  MPI_Type_create_subarray(4, fsz, sub, fst, MPI_ORDER_FORTRAN, MPI_DOUBLE, ft);
+  MPI_Type_create_subarray(4, msz, sub, mst, MPI_ORDER_FORTRAN, MPI_DOUBLE, mt);
+}
+
+static int btio_types(bench_t *b, int q, int64_t pad) {
+  MPI_Datatype ft[16], mt[16];
+  int one[16];
+  MPI_Aint fd[16], md[16];
+  b->p.box = calloc((size_t)q, sizeof *b->p.box);
+  b->p.nbox = q;
+  for (int c = 0; c < q; c++) {
+    btio_cell(b, q, pad, c, &ft[c], &mt[c]);
+    one[c] = 1;
+    fd[c] = 0;
+    md[c] = (MPI_Aint)(c * 5 * pad * pad * pad * 8);
+  }
+  MPI_Type_create_struct(q, one, fd, ft, &b->p.ftype);
+  MPI_Type_create_struct(q, one, md, mt, &b->p.mtype);
+  for (int c = 0; c < q; c++) {
+    MPI_Type_free(&ft[c]);
+    MPI_Type_free(&mt[c]);
+  }
+  return 0;
+}
+
+static int build_btio(bench_t *b) {
+  pattern_t *p = &b->p;
+  int q = 1;
+  while ((q + 1) * (q + 1) <= b->nprocs)
+    q++;
+  int64_t n = class_n(b->o.cls), imax = n / q + 1, pad = imax + 4;
+  if (q * q != b->nprocs || q > 16 || n / q < 3)
+    return fail(b, "btio needs P = q*q (q <= 16) and cells of >= 3 points");
+  p->esize = 8;
+  p->nd = 4;
+  p->ndumps = b->o.dumps ? b->o.dumps : b->o.cls == 'S' ? 12 : 40;
+  p->dump_elems = 5 * n * n * n;
+  p->buf_elems = q * 5 * pad * pad * pad;
+  p->etype = MPI_DOUBLE;
+  snprintf(p->label, sizeof p->label, "class %c, N=%lld, %d dumps, q=%d",
+           b->o.cls, (long long)n, p->ndumps, q);
+  btio_types(b, q, pad);
+  int64_t ghost[4] = {0, 2, 2, 2}, padded[4] = {5, pad, pad, pad};
+  ddesc_t dd = {4, {5, n, n, n}, {0}, {DARRAY_DIST_NONE,
+                DARRAY_DIST_MULTIPARTITION, DARRAY_DIST_MULTIPARTITION,
+                DARRAY_DIST_MULTIPARTITION}, NULL, DARRAY_ORDER_FORTRAN,
+                ghost, padded};
+  return describe(b, &dd);
+}
+
+int bench_pattern_build(bench_t *b) {
+  pattern_t *p = &b->p;
+  int ps[3], rc;
+  *p = (pattern_t){.esize = 4, .ndumps = 1, .etype = MPI_INT,
+                   .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL};
+  snprintf(p->name, sizeof p->name, "%s", b->o.pattern);
+  if (!strcmp(p->name, "btio"))
+    rc = build_btio(b);
+  else if (!strcmp(p->name, "cyclic"))
+    rc = build_cyclic(b);
+  else if (!strcmp(p->name, "dist3d"))
+    rc = build_dist3d(b, ps);
+  else
+    rc = build_block2d(b, ps);
+  if (rc == 0 && p->ftype != MPI_DATATYPE_NULL)
+    MPI_Type_commit(&p->ftype);
+  if (rc == 0 && p->mtype == MPI_DATATYPE_NULL)
+    MPI_Type_contiguous((int)p->local_elems, p->etype, &p->mtype);
+  if (rc == 0)
+    MPI_Type_commit(&p->mtype);
+  return rc;
+}
+
+void bench_pattern_free(pattern_t *p) {
+  if (p->ftype != MPI_DATATYPE_NULL)
+    MPI_Type_free(&p->ftype);
+  if (p->mtype != MPI_DATATYPE_NULL)
+    MPI_Type_free(&p->mtype);
+  darray_free(&p->darr);
+  free(p->box);
+  p->box = NULL;
+}

@@ -1,0 +1,280 @@
+/*
+ * darrayio-bench - every darrayio strategy and the MPI-IO levels on the same
+ * access pattern, in one run, every byte checked.
+ *
+ * Run (see bench/README.md):
+ *   mpiexec -n 2 bench/darrayio-bench --pattern dist3d -n 256 -g 1x1x2 \
+ *       --ops write,read --runs 3 [--cold] [--dir D] [--methods a,b,...] \
+ *       [--hints "k=v;..."] [--plot out.png]
+ *   mpiexec -n 4 bench/darrayio-bench --pattern btio --class A
+ *
+ * For each method and run: a timed write phase (every dump), then a check of
+ * the file on disk against the closed form, then a timed read phase into a
+ * poisoned buffer, checked element by element. Before each timed write the
+ * method's file is deleted and the page cache pre-touched (bench_sys.c);
+ * with --cold the page cache is dropped before each timed phase. A phase's
+ * time is the sum over dumps of the slowest rank's time in the I/O call
+ * alone, after a barrier. A method that reads or writes wrong bytes is
+ * reported as VERIFY FAILED and the program exits with status 1.
+ *
+ * Output: one line per measurement,
+ *   RESULT pattern=dist3d op=write method=mpiio-l3 np=2 bytes=67108864
+ *          seconds=0.0401 mib_s=1596.3 runs=3 min=0.0398 max=0.0420 ...
+ * then a table with each method's speed relative to mpiio-l3 and to the
+ * physical reference (rank 0 alone, contiguous, large calls).
+ */
+#include "bench.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- one phase: every dump written or read once ------------------------- */
+
+static void prepare_data(bench_t *b, mstate_t *s, int dump, int salt) {
+  if (s->m->stretch)
+    bench_fill_stretch(&b->p, s->buf, s->lo, s->hi, dump, salt);
+  else
+    bench_fill(&b->p, s->buf, dump, salt);
+}
+
+static int64_t check_data(bench_t *b, mstate_t *s, int dump, int salt) {
+  if (s->m->stretch)
+    return bench_check_stretch(&b->p, s->buf, s->lo, s->hi, dump, salt,
+                               b->rank);
+  return bench_check(&b->p, s->buf, dump, salt, b->rank);
+}
+
+static void gather_counters(bench_t *b, mstate_t *s, int write,
+                            counters_t *c) {
+  int64_t sum[3], max[2];
+  *c = (counters_t){s->calls, 0, 0, 0, 0};
+  if (s->m->stats)
+    s->m->stats(b, s, write, c);
+  sum[0] = c->calls, sum[1] = c->exchanged, sum[2] = c->meta;
+  max[0] = c->cycles, max[1] = c->peak_temp;
+  MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, max, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  *c = (counters_t){sum[0], sum[1], sum[2], max[0], max[1]};
+}
+
+/* A failure on any rank is explained on stderr by that rank. */
+static void complain(const bench_t *b, const mstate_t *s) {
+  fprintf(stderr, "darrayio-bench: rank %d: %s: %s\n", b->rank, s->m->name,
+          s->why[0] ? s->why : "failed");
+}
+
+/* The timed loop over dumps; *bad counts wrong elements read here. */
+static int dumps(bench_t *b, mstate_t *s, int write, int salt, double *t,
+                 int64_t *bad) {
+  for (int d = 0; d < b->p.ndumps; d++) {
+    prepare_data(b, s, d, write ? salt : salt + 1000);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = s->m->xfer(b, s, write, d);
+    double v[2] = {MPI_Wtime() - t0, rc != 0};
+    if (rc != 0)
+      complain(b, s);
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *t += v[0];
+    if (v[1] != 0)
+      return ST_FAILED;
+    if (!write)
+      *bad += check_data(b, s, d, salt);
+  }
+  return ST_OK;
+}
+
+static int phase(bench_t *b, mstate_t *s, int write, int salt, double *t,
+                 counters_t *c) {
+  int64_t bad = 0;
+  int rc = s->m->open(b, s, write), any;
+  int st = rc == 0 ? ST_OK : rc == BENCH_UNAVAILABLE ? ST_UNAVAILABLE
+                                                     : ST_FAILED;
+  if (st == ST_FAILED)
+    complain(b, s);
+  MPI_Allreduce(&st, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any != ST_OK) {
+    if (rc == 0)
+      s->m->close(b, s);
+    return any;
+  }
+  s->calls = 0;
+  *t = 0;
+  st = dumps(b, s, write, salt, t, &bad);
+  gather_counters(b, s, write, c);
+  if (s->m->close(b, s) != 0 && st == ST_OK)
+    st = ST_FAILED;
+  MPI_Allreduce(MPI_IN_PLACE, &st, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return st != ST_OK ? st : bad ? ST_VERIFY : ST_OK;
+}
+
+/* ---- one method: --runs write/read pairs --------------------------------- */
+
+static int64_t phase_bytes(const bench_t *b) {
+  return b->p.ndumps * b->p.dump_elems * b->p.esize;
+}
+
+static int write_phase(bench_t *b, mstate_t *s, int salt, double *t,
+                       counters_t *c) {
+  bench_remove(b, s->path);
+  if (b->cold)
+    bench_drop_caches(b);
+  if (bench_pretouch(b, phase_bytes(b)) != 0)
+    return ST_FAILED;
+  int st = phase(b, s, 1, salt, t, c);
+  if (st == ST_OK && bench_check_file(b, s->path, salt) != 0)
+    st = ST_VERIFY;
+  return st;
+}
+
+static int read_phase(bench_t *b, mstate_t *s, int salt, double *t,
+                      counters_t *c) {
+  if (b->cold)
+    bench_drop_caches(b);
+  return phase(b, s, 0, salt, t, c);
+}
+
+/* Worst status wins; the first reason given is kept. */
+static void set_status(result_t *r, int st, const char *why) {
+  if (st > r->status)
+    r->status = st;
+  if (st == ST_VERIFY && r->why[0] == '\0')
+    why = "wrong bytes; the first mismatch is on stderr";
+  if (st != ST_OK && r->why[0] == '\0')
+    snprintf(r->why, sizeof r->why, "%s", why[0] ? why : "see stderr");
+}
+
+static void run_method(bench_t *b, mstate_t *s, result_t r[2]) {
+  int salt = 0;
+  double t;
+  if (!b->o.do_write) { /* reads need a file: the method writes it, untimed */
+    counters_t c;
+    set_status(&r[1], write_phase(b, s, salt, &t, &c), s->why);
+  }
+  for (int run = 0; run < b->o.runs && r[0].status == ST_OK &&
+                    r[1].status == ST_OK; run++) {
+    if (b->o.do_write) {
+      salt = run + 1;
+      int st = write_phase(b, s, salt, &r[0].t[run], &r[0].c);
+      set_status(&r[0], st, s->why);
+      if (st == ST_UNAVAILABLE)
+        set_status(&r[1], st, s->why);
+      if (st != ST_OK)
+        break;
+      r[0].nruns++;
+    }
+    if (b->o.do_read) {
+      int st = read_phase(b, s, salt, &r[1].t[run], &r[1].c);
+      set_status(&r[1], st, s->why);
+      if (st != ST_OK)
+        break;
+      r[1].nruns++;
+    }
+  }
+  for (int w = 0; w < 2; w++)
+    if (r[w].nruns == 0 && r[w].status == ST_OK)
+      set_status(&r[w], ST_NOTRUN, "an earlier phase of this method failed");
+  bench_remove(b, s->path);
+}
+
+/* Buffers: the pattern's, or this rank's stretch of a dump. */
+static int method_buffer(bench_t *b, mstate_t *s) {
+  int64_t n = b->p.dump_elems, share = (n + b->nprocs - 1) / b->nprocs;
+  s->buf = b->pbuf;
+  if (s->m->stretch == 0)
+    return 0;
+  s->lo = s->m->stretch == 1 ? 0 : b->rank * share < n ? b->rank * share : n;
+  s->hi = s->m->stretch == 1 ? (b->rank == 0 ? n : 0)
+                             : s->lo + share < n ? s->lo + share : n;
+  s->buf = malloc((size_t)((s->hi - s->lo) * b->p.esize + 1));
+  return s->buf ? 0 : -1;
+}
+
+static void measure(bench_t *b, const method_t *m, result_t r[2]) {
+  mstate_t s = {.m = m, .fd = -1};
+  snprintf(s.path, sizeof s.path, "%s/darrayio-bench.%s.%s.dat", b->o.dir,
+           b->p.name, m->name);
+  for (int w = 0; w < 2; w++) {
+    r[w] = (result_t){.method = m->name, .write = 1 - w};
+    r[w].t = calloc((size_t)b->o.runs, sizeof(double));
+  }
+  if (method_buffer(b, &s) != 0)
+    set_status(&r[0], ST_FAILED, "out of memory");
+  else
+    run_method(b, &s, r);
+  if (s.buf != b->pbuf)
+    free(s.buf);
+  for (int w = 0; w < 2; w++) {
+    bench_summarize(&r[w]);
+    if ((w == 0 && b->o.do_write) || (w == 1 && b->o.do_read))
+      bench_result_line(b, &r[w]);
+  }
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int select_methods(const bench_t *b, const method_t **list) {
+  int n = 0;
+  if (b->o.methods == NULL) {
+    for (int i = 0; i < bench_nmethods; i++)
+      list[n++] = &bench_methods[i];
+    return n;
+  }
+  char *copy = strdup(b->o.methods), *save = NULL;
+  for (char *t = strtok_r(copy, ",", &save); t && n < BENCH_MAX_METHODS;
+       t = strtok_r(NULL, ",", &save))
+    list[n++] = bench_method(t);
+  free(copy);
+  return n;
+}
+
+static void header(const bench_t *b) {
+  if (b->rank != 0)
+    return;
+  printf("darrayio-bench: pattern=%s (%s) np=%d bytes=%lld runs=%d "
+         "cache=%s\n", b->p.name, b->p.label, b->nprocs,
+         (long long)(b->p.ndumps * b->p.dump_elems * b->p.esize), b->o.runs,
+         b->cold ? "cold" : "warm");
+  fflush(stdout);
+}
+
+static int bench(bench_t *b) {
+  const method_t *list[BENCH_MAX_METHODS];
+  result_t r[2 * BENCH_MAX_METHODS];
+  int n = select_methods(b, list), bad = 0;
+  b->pbuf = malloc((size_t)(b->p.buf_elems * b->p.esize + 1));
+  if (b->pbuf == NULL)
+    return 2;
+  header(b);
+  for (int i = 0; i < n; i++)
+    measure(b, list[i], &r[2 * i]);
+  bench_table(b, r, 2 * n);
+  if (b->o.plot)
+    bench_plot(b, r, 2 * n);
+  for (int i = 0; i < 2 * n; i++) {
+    bad |= r[i].status >= ST_FAILED;
+    free(r[i].t);
+  }
+  free(b->pbuf);
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  bench_t b = {0};
+  b.p.ftype = b.p.mtype = MPI_DATATYPE_NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &b.nprocs);
+  int rc = bench_parse(argc, argv, &b.o, b.rank);
+  if (rc == 0)
+    bench_setup_cold(&b);
+  if (rc == 0 && bench_pattern_build(&b) != 0)
+    rc = -1;
+  if (rc == 0)
+    rc = bench(&b);
+  bench_pattern_free(&b.p);
+  MPI_Finalize();
+  return rc < 0 ? 2 : rc;
+}
