@@ -564,6 +564,7 @@ int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_ENULL an argument is NULL
  * \retval DARRAY_EINDEX an index is outside the global array
+ * \retval DARRAY_ESIZE displacement + offset overflows 64 bits
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */

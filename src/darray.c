@@ -266,6 +266,17 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
     if (padded && padded[d] < 0)
       return darray__err(a->errmsg, DARRAY_EGHOST,
                          "padded[%d] = %lld is < 0", d, (long long)padded[d]);
+    /* so that extents (interior + 2 ghosts) and ghost offsets fit in 64
+     * bits: a padded extent must hold both ghosts and one element anyway */
+    if (ghost && ghost[d] > (INT64_MAX - a->gsizes[d]) / 2)
+      return darray__err(a->errmsg, DARRAY_EGHOST,
+                         "ghost[%d] = %lld: the extent overflows 64 bits", d,
+                         (long long)ghost[d]);
+    if (ghost && padded && padded[d] > 0 && padded[d] <= 2 * ghost[d])
+      return darray__err(a->errmsg, DARRAY_EGHOST,
+                         "padded[%d] = %lld is smaller than 2 * ghost[%d] + "
+                         "1 = %lld", d, (long long)padded[d], d,
+                         (long long)(2 * ghost[d] + 1));
   }
   a->mem_order = order;
   for (int d = 0; d < a->ndims; d++) {

@@ -65,12 +65,13 @@ static int resolve_grid(darray_t a) {
 static int resolve_blocks(darray_t a) {
   for (int d = 0; d < a->ndims; d++) {
     int64_t n = a->gsizes[d], p = a->psizes[d], k = a->dargs[d];
+    int64_t ceil_np = n / p + (n % p != 0); /* no overflow near INT64_MAX */
     switch (a->dist[d]) {
     case DARRAY_DIST_BLOCK:
-      a->block[d] = k > 0 ? k : (n + p - 1) / p;
+      a->block[d] = k > 0 ? k : ceil_np;
       if (a->block[d] > n)
         a->block[d] = n; /* larger blocks mean the same ownership */
-      if (a->block[d] * p < n)
+      if (a->block[d] < ceil_np) /* block * p < n */
         return darray__err(a->errmsg, DARRAY_EDIST,
                            "dargs[%d] = %lld: BLOCK(%lld) over %lld processes "
                            "covers only %lld of %lld indices", d,

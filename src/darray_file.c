@@ -127,6 +127,11 @@ int darray_file_sync(darray_file_t f) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   rc = f->io.ops->sync(&f->io);
+  if (rc != DARRAY_SUCCESS)
+    darray__err(f->errmsg, rc, "darray_file_sync (backend %s): %s%s%s",
+                f->io.ops->name, darray_strerror(rc),
+                f->io.err_errno ? ": " : "",
+                f->io.err_errno ? strerror(f->io.err_errno) : "");
   return darray__agree(f->comm, rc, f->errmsg);
 }
 

@@ -228,9 +228,12 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset) {
     rc = darray__err(a->errmsg, DARRAY_ENULL, "offset is NULL");
   if (rc != DARRAY_SUCCESS)
     return rc;
-  int64_t off = a->disp;
+  int64_t off = 0; /* inside the array: commit checked its byte size */
   for (int d = 0; d < a->ndims; d++)
     off += gidx[d] * a->fstride[d];
+  if (!darray__add_ok(a->disp, off, &off))
+    return darray__err(a->errmsg, DARRAY_ESIZE,
+                       "disp + the element's offset overflows 64 bits");
   *offset = off;
   return DARRAY_SUCCESS;
 }

@@ -26,11 +26,13 @@ void darray__dist_set_range(dist_set_t *s, int64_t start, int64_t len) {
 
 void darray__dist_set_blockcyclic(dist_set_t *s, int64_t n, int p, int c,
                                   int64_t b, bool cyclic) {
-  int64_t first = (int64_t)c * b;
-  if (first >= n) {
+  if (c > 0 && b > (n - 1) / c) { /* c*b >= n, without overflow */
     darray__dist_set_range(s, 0, 0);
     return;
   }
+  int64_t first = (int64_t)c * b;
+  if (cyclic && b > (n - 1) / p) /* p*b >= n: a single round, one block */
+    cyclic = false;
   if (!cyclic || p == 1) {
     /* one block (p == 1 CYCLIC covers everything: blocks touch) */
     int64_t len = cyclic ? n : (n - first < b ? n - first : b);
@@ -38,7 +40,7 @@ void darray__dist_set_blockcyclic(dist_set_t *s, int64_t n, int p, int c,
     return;
   }
   int64_t stride = (int64_t)p * b;
-  int64_t count = (n - first + stride - 1) / stride;
+  int64_t count = (n - first - 1) / stride + 1;
   int64_t lastfirst = first + (count - 1) * stride;
   int64_t last = n - lastfirst < b ? n - lastfirst : b;
   if (count == 1) {

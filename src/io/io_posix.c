@@ -3,6 +3,11 @@
  *
  * Creation and truncation happen once, on rank 0, before the other ranks
  * open, so no rank can truncate data another has already written.
+ *
+ * Every system call that can fail in a way the caller must handle goes
+ * through f->sys: libc's calls, or the fault layer's (io_fault.c) when
+ * DARRAYIO_FAULT is set. The retry loops are above that table, so injected
+ * EINTR and short transfers exercise them.
  */
 #define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
 #include "internal.h"
@@ -18,6 +23,49 @@
  * from Linux's 0x7ffff000 per-call cap. */
 #define IO_MAX_CALL (INT64_C(1) << 30)
 
+/* ---- the system calls ---------------------------------------------------- */
+
+static int sys_open(io_file_t *f, const char *path, int flags, int mode) {
+  (void)f;
+  return open(path, flags, (mode_t)mode);
+}
+
+static ssize_t sys_pread(io_file_t *f, void *buf, size_t n, int64_t off) {
+  return pread(f->fd, buf, n, (off_t)off);
+}
+
+static ssize_t sys_pwrite(io_file_t *f, const void *buf, size_t n,
+                          int64_t off) {
+  return pwrite(f->fd, buf, n, (off_t)off);
+}
+
+static ssize_t sys_preadv(io_file_t *f, const struct iovec *iov, int n,
+                          int64_t off) {
+  return preadv(f->fd, iov, n, (off_t)off);
+}
+
+static ssize_t sys_pwritev(io_file_t *f, const struct iovec *iov, int n,
+                           int64_t off) {
+  return pwritev(f->fd, iov, n, (off_t)off);
+}
+
+static int sys_fsync(io_file_t *f) { return fsync(f->fd); }
+
+static int sys_fcntl_lock(io_file_t *f, int cmd, struct flock *fl) {
+  return fcntl(f->fd, cmd, fl);
+}
+
+const io_sys_t darray__io_sys_libc = {sys_open,      sys_pread,   sys_pwrite,
+                                      sys_preadv,    sys_pwritev, sys_fsync,
+                                      sys_fcntl_lock};
+
+/* The table in use (libc's until open has set one). */
+static const io_sys_t *sys(const io_file_t *f) {
+  return f->sys != NULL ? f->sys : &darray__io_sys_libc;
+}
+
+/* ---- the back end -------------------------------------------------------- */
+
 static int posix_flags(int mode, bool first) {
   int fl = (mode & DARRAY_MODE_RDWR) ? O_RDWR : O_RDONLY;
   if (mode & DARRAY_MODE_CREATE)
@@ -31,7 +79,7 @@ static int open_one(io_file_t *f, const char *path, int flags, char *msg,
                     size_t msglen) {
   int fd;
   do
-    fd = open(path, flags, 0666);
+    fd = sys(f)->open(f, path, flags, 0666);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     f->err_errno = errno;
@@ -54,12 +102,15 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   int rank, rc = DARRAY_SUCCESS;
   MPI_Comm_rank(comm, &rank);
   f->fd = -1;
-  if (rank == 0)
+  rc = darray__io_fault_setup(f, rank, msg, msglen);
+  if (rank == 0 && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, true), msg, msglen);
   int rc0 = rc;
-  if (MPI_Bcast(&rc0, 1, MPI_INT, 0, comm) != MPI_SUCCESS)
+  MPI_Request req;
+  if (MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
     rc0 = DARRAY_EMPI;
-  if (rank != 0 && rc0 == DARRAY_SUCCESS)
+  if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
   return rc;
 }
@@ -68,7 +119,7 @@ static int posix_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
   char *p = buf;
   while (len > 0) {
     size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
-    ssize_t got = pread(f->fd, p, n, (off_t)off);
+    ssize_t got = sys(f)->pread(f, p, n, off);
     if (got < 0 && errno == EINTR)
       continue;
     if (got < 0) {
@@ -89,7 +140,7 @@ static int posix_pwrite(io_file_t *f, const void *buf, int64_t len,
   const char *p = buf;
   while (len > 0) {
     size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
-    ssize_t put = pwrite(f->fd, p, n, (off_t)off);
+    ssize_t put = sys(f)->pwrite(f, p, n, off);
     if (put < 0 && errno == EINTR)
       continue;
     if (put <= 0) {
@@ -103,8 +154,15 @@ static int posix_pwrite(io_file_t *f, const void *buf, int64_t len,
   return DARRAY_SUCCESS;
 }
 
+/* fsync may fail with EINTR (POSIX); it is then simply called again. */
 static int posix_sync(io_file_t *f) {
-  if (f->fd >= 0 && fsync(f->fd) != 0) {
+  if (f->fd < 0)
+    return DARRAY_SUCCESS;
+  int r;
+  do
+    r = sys(f)->fsync(f);
+  while (r != 0 && errno == EINTR);
+  if (r != 0) {
     f->err_errno = errno;
     return darray__io_errno_code(errno);
   }
@@ -118,6 +176,7 @@ static int posix_close(io_file_t *f) {
     rc = darray__io_errno_code(errno);
   }
   f->fd = -1;
+  darray__io_fault_free(f);
   return rc;
 }
 
@@ -131,8 +190,8 @@ static int posix_vector(io_file_t *f, const struct iovec *iov, int n,
   memcpy(cur, iov, sizeof *iov * (size_t)n);
   struct iovec *v = cur;
   while (n > 0) {
-    ssize_t got = write ? pwritev(f->fd, v, n, (off_t)off)
-                        : preadv(f->fd, v, n, (off_t)off);
+    ssize_t got =
+        write ? sys(f)->pwritev(f, v, n, off) : sys(f)->preadv(f, v, n, off);
     if (got < 0 && errno == EINTR)
       continue;
     if (got < 0) {
@@ -176,7 +235,7 @@ static int posix_lockop(io_file_t *f, int64_t off, int64_t len, short type) {
   fl.l_whence = SEEK_SET;
   fl.l_start = (off_t)off;
   fl.l_len = (off_t)len;
-  while (fcntl(f->fd, F_SETLKW, &fl) != 0) {
+  while (sys(f)->fcntl_lock(f, F_SETLKW, &fl) != 0) {
     if (errno == EINTR)
       continue;
     f->err_errno = errno;
@@ -189,8 +248,19 @@ static int posix_lock(io_file_t *f, int64_t off, int64_t len) {
   return posix_lockop(f, off, len, F_WRLCK);
 }
 
+/* A lock left in place would block another process's overlapping lock
+ * for ever while this one waits in the call's final agreement. So when the
+ * unlock fails, every lock this process holds on the file is dropped the
+ * way POSIX guarantees: by closing a descriptor of the file (a duplicate,
+ * so that f->fd stays open). The failure is still reported. */
 static int posix_unlock(io_file_t *f, int64_t off, int64_t len) {
-  return posix_lockop(f, off, len, F_UNLCK);
+  int rc = posix_lockop(f, off, len, F_UNLCK);
+  if (rc != DARRAY_SUCCESS) {
+    int d = dup(f->fd);
+    if (d >= 0)
+      close(d);
+  }
+  return rc;
 }
 
 const io_ops_t darray__io_posix_ops = {
