@@ -39,6 +39,9 @@ name=${name%.exe}
 case $name in
   test_*_unit) nps="1" ;; # pure index math: one process is enough
   test_errors) nps="2 3" ;;
+  test_faults) nps="2 3" ;;
+  test_badinput) nps="2 4" ;; # P = 4: a square grid for MULTIPARTITION rows
+  test_large) nps="1 2" ;; # its 4 GiB part (check-long) runs at 2
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then

@@ -5,7 +5,19 @@
 #   tools/quickstart.sh test   build with -Werror, run `make check`, and end
 #                              with one line "N passed, N failed[, N skipped]"
 #
-# Both install missing Debian packages first (apt-get, through sudo when not
+# The reliability suites (doc/reliability.md) end with the same kind of
+# line; .ci/run runs them all after `test`:
+#   tools/quickstart.sh long      `make check-long` (4 GiB arrays) in the
+#                                 build of `test`, building it if needed
+#   tools/quickstart.sh valgrind  `make check-valgrind` there: the C tests
+#                                 under valgrind memcheck at 1 and 2 processes
+#   tools/quickstart.sh sanitize  a second build with --enable-sanitizers
+#                                 (ASan + UBSan) in _build-san (SAN_BUILD_DIR
+#                                 overrides it), and its `make check`
+#   tools/quickstart.sh fuzz      fuzz/run.sh: each fuzz target for
+#                                 FUZZ_SECONDS seconds (default 25)
+#
+# All install missing Debian packages first (apt-get, through sudo when not
 # root), then run autoreconf -fi and configure in the out-of-tree build
 # directory _build (BUILD_DIR overrides it). JOBS sets make's -j (default 2).
 # Extra arguments after the subcommand are passed to configure.
@@ -24,20 +36,25 @@ die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat <<'EOF'
-usage: tools/quickstart.sh demo|test [configure options...]
-  demo  install what is missing, build, run examples/dist3d on 2 processes
-  test  install what is missing, build with --enable-werror, run make check
+usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz [configure options...]
+  demo      install what is missing, build, run examples/dist3d on 2 processes
+  test      install what is missing, build with --enable-werror, run make check
+  long      make check-long (4 GiB arrays) in the build of `test`
+  valgrind  make check-valgrind (memcheck, 1 and 2 processes) in that build
+  sanitize  build with --enable-sanitizers in _build-san and run make check
+  fuzz      build the fuzz targets and run each for FUZZ_SECONDS (25) seconds
 EOF
 }
 
-# Install the Debian packages that are not installed yet.
+# Install the Debian packages that are not installed yet: the base list,
+# plus the ones given as arguments.
 ensure_packages() {
   if ! command -v dpkg-query >/dev/null 2>&1; then
     say "not a Debian system: make sure MPI, zlib and the autotools are installed"
     return 0
   fi
   local missing=() p
-  for p in "${packages[@]}"; do
+  for p in "${packages[@]}" "$@"; do
     [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = \
       "install ok installed" ] || missing+=("$p")
   done
@@ -77,11 +94,92 @@ cmd_demo() {
   (cd "$build" && mpiexec -n 2 ./examples/dist3d -n 128)
 }
 
-# One number from the summary at the top of test-suite.log.
+# One number from the summary at the top of a test-suite log (default
+# $build/test-suite.log).
 count() {
   local n
-  n=$(sed -n "s/^# $1: *\([0-9][0-9]*\)\$/\1/p" "$build/test-suite.log" | head -n 1)
+  n=$(sed -n "s/^# $1: *\([0-9][0-9]*\)\$/\1/p" "${2:-$build/test-suite.log}" | head -n 1)
   echo "${n:-0}"
+}
+
+# The closing line "N passed, N failed[, N skipped]" of a suite whose log
+# is $1 (it holds the logs of the tests that failed: shown then) and whose
+# make exited with $2; succeeds when nothing failed.
+summarize() {
+  local log=$1 rc=$2 pass fail skip
+  if [ ! -f "$log" ]; then
+    echo "$(basename "$log") was not produced"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  pass=$(count PASS "$log")
+  fail=$(( $(count FAIL "$log") + $(count ERROR "$log") + $(count XPASS "$log") ))
+  skip=$(count SKIP "$log")
+  [ "$fail" -gt 0 ] && cat "$log"
+  if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+    echo "make exited with status $rc"
+    fail=1
+  fi
+  [ "$pass" -gt 0 ] || echo "no test passed"
+  local line="$pass passed, $fail failed"
+  [ "$skip" -gt 0 ] && line="$line, $skip skipped"
+  echo "$line"
+  [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+}
+
+# The build of `test` with its test programs, made if it is not there.
+ensure_build() {
+  if [ ! -f "$build/Makefile" ]; then
+    (ensure_packages && build_tree --enable-werror "$@") || return 1
+  fi
+  make -C "$build" -j"$jobs" check TESTS= >/dev/null
+}
+
+# make check-long or check-valgrind in the build of `test`.
+cmd_suite() {
+  local target=$1 log=$2
+  shift 2
+  if ! ensure_build "$@"; then
+    echo "set-up or build failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  rm -f "$build/$log"
+  say "make $target"
+  make -C "$build" "$target"
+  summarize "$build/$log" $?
+}
+
+cmd_long() { cmd_suite check-long test-suite-long.log "$@"; }
+
+cmd_valgrind() {
+  if ! (ensure_packages valgrind); then
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  cmd_suite check-valgrind test-suite-valgrind.log "$@"
+}
+
+cmd_sanitize() {
+  build=${SAN_BUILD_DIR:-$here/_build-san}
+  if ! (ensure_packages && build_tree --enable-werror --enable-sanitizers "$@") ||
+     ! make -C "$build" -j"$jobs" check TESTS= >/dev/null; then
+    echo "set-up or sanitizer build failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  rm -f "$build/test-suite.log"
+  say "make check (AddressSanitizer + UndefinedBehaviorSanitizer)"
+  make -C "$build" check
+  summarize "$build/test-suite.log" $?
+}
+
+cmd_fuzz() {
+  if ! (ensure_packages clang libclang-rt-dev); then
+    say "clang or libFuzzer could not be installed: fuzz/run.sh falls back"
+  fi
+  mkdir -p "$build" || return 1
+  bash "$here/fuzz/run.sh" -t "${FUZZ_SECONDS:-25}" -o "$build/fuzz-out"
 }
 
 cmd_test() {
@@ -136,6 +234,10 @@ cmd_test() {
 case ${1:-} in
   demo) shift; cmd_demo "$@" ;;
   test) shift; cmd_test "$@" ;;
+  long) shift; cmd_long "$@" ;;
+  valgrind) shift; cmd_valgrind "$@" ;;
+  sanitize) shift; cmd_sanitize "$@" ;;
+  fuzz) shift; cmd_fuzz "$@" ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac
