@@ -152,6 +152,10 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
           conforming ? "yes (each process's data is one stretch per cell)"
                      : "no (some process's data is split into many runs)");
   fprintf(out, "  strategy: %s, because %s\n", s->name, why);
+  if (x.write && s == &darray__strategy_sieve && f->io.ops->lock == NULL)
+    fprintf(out, "  note: the %s back end cannot lock byte ranges, so "
+                 "sieved writes never read-modify-write: windows with holes "
+                 "are written run by run\n", f->io.ops->name);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
   ownership_map(a, out);
   return DARRAY_SUCCESS;

@@ -147,6 +147,25 @@ int main(int argc, char **argv) {
     check_pattern(f, (pattern_t)p, DARRAY_ORDER_FORTRAN);
   }
   check_multipartition(f);
+  { /* a back end without locks: explain says sieved writes cannot RMW */
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "darray_backend", "mpiio");
+    MPI_Info_set(info, "darray_strategy", "sieve");
+    darray_file_t g;
+    TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &g));
+    MPI_Info_free(&info);
+    darray_t a = make(CYCLIC, DARRAY_ORDER_C, 8);
+    char *text = explain(g, a, 1);
+    TU_CONTAINS(text, "strategy: sieve");
+    TU_CONTAINS(text, "cannot lock");
+    free(text);
+    text = explain(f, a, 1); /* posix locks: no such note */
+    TU_CHECK(strstr(text, "cannot lock") == NULL);
+    free(text);
+    darray_free(&a);
+    darray_file_close(&g);
+  }
   TU_EQ_CODE(darray_explain(f, NULL, 1, stdout), DARRAY_EBADHANDLE);
   darray_file_close(&f);
   tu_remove(path);
