@@ -166,6 +166,8 @@ typedef struct layout_secit {
                                    block number j at depth */
   bool done;
   bool mem_contig;
+  bool base_ok;               /* base_* hold the dims before depth */
+  int64_t base_foff, base_moff;
 } layout_secit_t;
 
 /* Iterator over all runs of a rank, merged across sections in file order. */

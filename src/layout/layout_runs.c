@@ -50,6 +50,7 @@ static void secit_init(layout_secit_t *it, const struct darray_s *a,
   it->depth = run_depth(a, sec);
   it->mem_contig = runs_mem_contig(a, sec, it->depth);
   it->done = false;
+  it->base_ok = false;
   for (int d = 0; d < a->ndims; d++) {
     if (sec->set[d].count == 0)
       it->done = true;
@@ -58,14 +59,24 @@ static void secit_init(layout_secit_t *it, const struct darray_s *a,
 }
 
 /* The run at the iterator's current position. */
-static void secit_run(const layout_secit_t *it, const struct darray_s *a,
+/* The run at the iterator's current position. The offsets of the slower
+ * dimensions are cached until the odometer carries past the run
+ * dimension, so consecutive runs of a row cost a few multiplications. */
+static void secit_run(layout_secit_t *it, const struct darray_s *a,
                       const section_t *sec, int secno, layout_run_t *r) {
-  int64_t foff = a->disp, moff = sec->mem_base;
-  for (int i = 0; i < it->depth; i++) {
-    int d = a->perm[i];
-    foff += darray__dist_set_global(&sec->set[d], it->pos[i]) * a->fstride[d];
-    moff += it->pos[i] * sec->mem_stride[d];
+  if (!it->base_ok) {
+    int64_t foff = a->disp, moff = sec->mem_base;
+    for (int i = 0; i < it->depth; i++) {
+      int d = a->perm[i];
+      foff +=
+          darray__dist_set_global(&sec->set[d], it->pos[i]) * a->fstride[d];
+      moff += it->pos[i] * sec->mem_stride[d];
+    }
+    it->base_foff = foff;
+    it->base_moff = moff;
+    it->base_ok = true;
   }
+  int64_t foff = it->base_foff, moff = it->base_moff;
   int d = a->perm[it->depth];
   const dist_set_t *s = &sec->set[d];
   int64_t j = it->pos[it->depth];
@@ -86,6 +97,7 @@ static void secit_advance(layout_secit_t *it, const struct darray_s *a,
     if (++it->pos[i] < lim)
       return;
     it->pos[i] = 0;
+    it->base_ok = false; /* a slower dimension moves */
   }
   it->done = true;
 }
@@ -172,6 +184,7 @@ static int64_t block_lower_bound(const dist_set_t *s, int64_t g) {
 static void secit_seek(layout_secit_t *it, const struct darray_s *a,
                        const section_t *sec, const int64_t c[]) {
   int i = 0;
+  it->base_ok = false;
   bool exact = true; /* positions 0..i-1 equal c so far */
   while (i >= 0 && i <= it->depth) {
     const dist_set_t *s = &sec->set[a->perm[i]];
@@ -234,6 +247,7 @@ int darray__layout_extent(const struct darray_s *a, const section_t *sec,
       const dist_set_t *set = &sec[s].set[a->perm[i]];
       it.pos[i] = (i == it.depth ? set->count : darray__dist_set_size(set)) - 1;
     }
+    it.base_ok = false;
     secit_run(&it, a, &sec[s], s, &last);
     if (!any || first.foff < *lo)
       *lo = first.foff;
