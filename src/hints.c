@@ -127,7 +127,7 @@ static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
   return DARRAY_SUCCESS;
 }
 
-static char *trim(char *s) {
+char *darray__trim(char *s) {
   while (isspace((unsigned char)*s))
     s++;
   char *e = s + strlen(s);
@@ -145,7 +145,7 @@ int darray__hints_parse_string(darray_hints_t *h, const char *s, char *msg,
   char *save = NULL;
   for (char *tok = strtok_r(copy, ";", &save); tok && rc == DARRAY_SUCCESS;
        tok = strtok_r(NULL, ";", &save)) {
-    char *item = trim(tok);
+    char *item = darray__trim(tok);
     if (*item == '\0')
       continue;
     char *eq = strchr(item, '=');
@@ -155,7 +155,7 @@ int darray__hints_parse_string(darray_hints_t *h, const char *s, char *msg,
       break;
     }
     *eq = '\0';
-    char *key = trim(item), *val = trim(eq + 1);
+    char *key = darray__trim(item), *val = darray__trim(eq + 1);
     const hint_def_t *def = find_hint(key);
     if (def == NULL) {
       snprintf(msg, msglen, "DARRAYIO_HINTS: unknown hint '%s'", key);
@@ -180,7 +180,7 @@ int darray__hints_from_info(darray_hints_t *h, MPI_Info info, char *msg,
       return DARRAY_EMPI;
     if (!flag)
       continue;
-    int rc = set_hint(h, &hint_table[i], trim(val), msg, msglen);
+    int rc = set_hint(h, &hint_table[i], darray__trim(val), msg, msglen);
     if (rc != DARRAY_SUCCESS)
       return rc;
   }

@@ -242,6 +242,8 @@ typedef struct darray_hints {
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
+/* Strip leading and trailing white space in place; returns the start. */
+DARRAY_HIDDEN char *darray__trim(char *s);
 /* Apply one "key=value;key=value" string; strict: unknown keys are errors.
  * On error writes a message naming the key into msg. */
 DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,

@@ -127,15 +127,6 @@ static bool is_transfer(int op) {
          op != DARRAY_IO_FOP_ANY;
 }
 
-static char *trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
-}
-
 /* One item "key=value" of a rule. */
 static int parse_item(char *item, fault_rule_t *r, bool *have_op, char *msg,
                       size_t msglen) {
@@ -145,7 +136,7 @@ static int parse_item(char *item, fault_rule_t *r, bool *have_op, char *msg,
     return DARRAY_EHINT;
   }
   *eq = '\0';
-  const char *key = trim(item), *val = trim(eq + 1);
+  const char *key = darray__trim(item), *val = darray__trim(eq + 1);
   int64_t x;
   bool ok;
   if (strcmp(key, "op") == 0) {
