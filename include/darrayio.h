@@ -610,6 +610,10 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    file; raise the latencies for file systems with costlier calls. A
  *    window of runs is sieved only where the holes read cost less than the
  *    calls saved; larger holes are skipped (their runs are moved alone);
+ *  - `darray_temp_limit` (bytes, default 0 = none): the most temporary
+ *    memory one call may take on a process, whatever the strategy; it
+ *    lowers the three buffer sizes above to itself (darray_file_get_hint()
+ *    reports the lowered values). Out-of-core programs give it their budget;
  *  - `striping_factor` is accepted and checked.
  *
  * Sizes accept a k, m or g suffix (powers of 1024).

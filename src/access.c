@@ -24,6 +24,32 @@ void darray__section_box(const struct darray_s *a, const int64_t start[],
   s->alloc_bytes = stride;
 }
 
+bool darray__boxes_meet(const int64_t *p, const int64_t *q, int nd) {
+  for (int d = 0; d < nd; d++) {
+    if (p[nd + d] == 0 || q[nd + d] == 0)
+      return false;
+    if (p[d] + p[nd + d] <= q[d] || q[d] + q[nd + d] <= p[d])
+      return false;
+  }
+  return true;
+}
+
+/* A point inside box i lies only in boxes that meet box i, so the most
+ * boxes meeting any one box bounds how many cover a point. */
+int darray__boxes_depth(const xfer_t *x) {
+  if (x->boxes == NULL)
+    return 1;
+  int nd = x->a->ndims, P = x->a->nprocs, most = 1;
+  for (int i = 0; i < P; i++) {
+    int n = 0;
+    for (int j = 0; j < P; j++)
+      n += darray__boxes_meet(x->boxes + 2 * nd * i, x->boxes + 2 * nd * j,
+                              nd);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+
 int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
                           int *nsec) {
   if (r == x->a->rank) { /* mine, with my buffer's true layout */

@@ -39,6 +39,7 @@ static int load_hints(darray_hints_t *h, MPI_Info info, char *msg) {
   const char *env = getenv("DARRAYIO_HINTS");
   if (rc == DARRAY_SUCCESS && env != NULL)
     rc = darray__hints_parse_string(h, env, msg, DARRAY_ERRMSG_LEN);
+  darray__hints_apply_limit(h);
   return rc;
 }
 

@@ -63,16 +63,6 @@ static int region_args(darray_file_t f, darray_t a, const region_t *g,
   return DARRAY_SUCCESS;
 }
 
-static bool boxes_meet(const int64_t *p, const int64_t *q, int nd) {
-  for (int d = 0; d < nd; d++) {
-    if (p[nd + d] == 0 || q[nd + d] == 0)
-      return false;
-    if (p[d] + p[nd + d] <= q[d] || q[d] + q[nd + d] <= p[d])
-      return false;
-  }
-  return true;
-}
-
 /* Gather every process's box (collective; called by every process once
  * all have agreed that their arguments are good); writes must not
  * overlap. */
@@ -91,7 +81,7 @@ static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
     return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
   for (int i = 0; x->write && i < P; i++)
     for (int j = i + 1; j < P; j++)
-      if (boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
+      if (darray__boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
         return darray__err(x->msg, DARRAY_EOVERLAP,
                            "darray_write_section: the sections of ranks %d "
                            "and %d overlap", i, j);
@@ -99,7 +89,7 @@ static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
 }
 
 /* Set up x's access: the array's cells, or this process's box. */
-static int access_of(xfer_t *x, const region_t *g, int rc, int64_t **boxes) {
+static int access_of(xfer_t *x, const region_t *g, int rc) {
   if (g == NULL) {
     x->sec = x->a->sec;
     x->nsec = x->a->nsec;
@@ -117,7 +107,8 @@ static int access_of(xfer_t *x, const region_t *g, int rc, int64_t **boxes) {
                      "buf is NULL but the section has %lld elements",
                      (long long)n);
   size_t nb = 2 * (size_t)x->a->ndims * (size_t)x->a->nprocs;
-  if (rc == DARRAY_SUCCESS && (*boxes = malloc(sizeof **boxes * nb)) == NULL)
+  if (rc == DARRAY_SUCCESS &&
+      (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)
     rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
   rc = darray__agree(x->f->comm, rc, x->msg); /* before the gather */
   if (rc != DARRAY_SUCCESS)
@@ -125,8 +116,8 @@ static int access_of(xfer_t *x, const region_t *g, int rc, int64_t **boxes) {
   darray__section_box(x->a, g->start, g->count, g->order, &x->box_sec);
   x->sec = &x->box_sec;
   x->nsec = 1;
-  x->boxes = *boxes;
-  return gather_boxes(x, g, *boxes);
+  x->boxes = x->boxes_owned;
+  return gather_boxes(x, g, x->boxes_owned);
 }
 
 
@@ -152,19 +143,34 @@ static int say_plan(const xfer_t *x, const region_t *g,
   return rc;
 }
 
-/* Everything before the first byte moves, ending in one agreement. */
-static int xfer_setup(xfer_t *x, const region_t *g, const strategy_t **s,
-                      int64_t **boxes) {
+/*
+ * A call is a request that goes through three phases. Everything it needs
+ * from one phase to the next lives in its xfer_t and in the strategy's
+ * state (x->state), none of it on the entry point's stack, so that a
+ * nonblocking call can allocate the xfer_t, begin it when posted and run
+ * and end it later (the strategies' work already falls into steps:
+ * two-phase cycles, sieving windows, direct batches):
+ *
+ *   begin: local checks, the access (a section call gathers every
+ *          process's box), the plan, the strategy's preparation; one
+ *          agreement, after which either every process moves bytes or
+ *          none does;
+ *   run:   the strategy moves the bytes;
+ *   end:   the strategy's state is freed, statistics are counted and the
+ *          result is agreed on, so every process returns the same code.
+ */
+static int xfer_begin(xfer_t *x, const region_t *g) {
   darray_file_t f = x->f;
+  const strategy_t *s = &darray__strategy_direct;
   int rc = common_args(f, (darray_t)x->a, x->write);
-  rc = access_of(x, g, rc, boxes);
+  rc = access_of(x, g, rc);
   if (rc == DARRAY_SUCCESS)
-    rc = verbose() ? say_plan(x, g, s) : darray__plan_choose(x, s);
-  if (rc == DARRAY_SUCCESS && (*s)->prepare != NULL)
-    rc = (*s)->prepare(x);
+    rc = verbose() ? say_plan(x, g, &s) : darray__plan_choose(x, &s);
+  x->strategy = s;
+  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
+    rc = s->prepare(x);
   int64_t vals[3] = {x->a->desc_hash, x->a->disp,
-                     (int64_t)darray__hash(0, (*s)->name,
-                                           strlen((*s)->name))};
+                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
   int bad = -1;
   rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
   if (rc == DARRAY_EINCONSISTENT)
@@ -172,7 +178,33 @@ static int xfer_setup(xfer_t *x, const region_t *g, const strategy_t **s,
                 call_name(x, g),
                 bad == 0 ? "array descriptions"
                          : bad == 1 ? "displacements" : "hints");
+  x->failed_early = rc != DARRAY_SUCCESS;
   return rc;
+}
+
+static int xfer_run(xfer_t *x) {
+  x->f->io.err_errno = 0;
+  return x->strategy->run(x);
+}
+
+static int xfer_end(xfer_t *x, const region_t *g, int rc) {
+  darray_file_t f = x->f;
+  const strategy_t *s = x->strategy;
+  if (s->finish != NULL)
+    s->finish(x);
+  free(x->boxes_owned);
+  x->boxes_owned = NULL;
+  x->boxes = NULL;
+  if (x->failed_early)
+    return rc; /* already agreed */
+  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
+    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
+                call_name(x, g), s->name, f->io.ops->name,
+                darray_strerror(rc), f->io.err_errno ? ": " : "",
+                f->io.err_errno ? strerror(f->io.err_errno) : "");
+  f->stats.calls++;
+  snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
+  return darray__agree(f->comm, rc, f->errmsg);
 }
 
 static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
@@ -184,27 +216,10 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
     return rc; /* no usable handle: cannot agree (documented) */
   xfer_t x = {.f = f, .a = a, .buf = buf, .write = write, .msg = f->errmsg,
               .msglen = DARRAY_ERRMSG_LEN};
-  const strategy_t *s = &darray__strategy_direct;
-  int64_t *boxes = NULL;
-  rc = xfer_setup(&x, g, &s, &boxes);
-  bool agreed = rc != DARRAY_SUCCESS; /* a failure everybody knows of */
-  if (!agreed) {
-    f->io.err_errno = 0;
-    rc = s->run(&x);
-  }
-  if (s->finish != NULL)
-    s->finish(&x);
-  free(boxes);
-  if (agreed)
-    return rc;
-  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
-    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
-                call_name(&x, g), s->name, f->io.ops->name,
-                darray_strerror(rc), f->io.err_errno ? ": " : "",
-                f->io.err_errno ? strerror(f->io.err_errno) : "");
-  f->stats.calls++;
-  snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
-  return darray__agree(f->comm, rc, f->errmsg);
+  rc = xfer_begin(&x, g);
+  if (rc == DARRAY_SUCCESS)
+    rc = xfer_run(&x);
+  return xfer_end(&x, g, rc);
 }
 
 int darray_write(darray_file_t f, darray_t a, const void *buf) {

@@ -51,6 +51,7 @@ static const hint_def_t hint_table[] = {
     SZ("darray_ds_rd_latency_ns", ds_rd_latency_ns, 0, INT64_C(1000000000)),
     SZ("darray_ds_wr_latency_ns", ds_wr_latency_ns, 0, INT64_C(1000000000)),
     SZ("darray_ds_bandwidth_mbs", ds_bandwidth_mbs, 1, INT64_C(1000000000)),
+    SZ("darray_temp_limit", temp_limit, 0, INT64_C(1) << 40),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 
@@ -68,6 +69,22 @@ void darray__hints_default(darray_hints_t *h) {
   h->ds_rd_latency_ns = 500;
   h->ds_wr_latency_ns = 5000;
   h->ds_bandwidth_mbs = 5000;
+}
+
+/* One cap over every temporary buffer: each strategy bounds its memory by
+ * one of the buffer sizes (sieving and direct batches by ind_*, two-phase
+ * by cb_buffer_size, which already counts its message buffer), so lowering
+ * them to the limit bounds every call. */
+void darray__hints_apply_limit(darray_hints_t *h) {
+  int64_t lim = h->temp_limit;
+  if (lim <= 0)
+    return;
+  if (h->ind_rd_buffer_size > lim)
+    h->ind_rd_buffer_size = lim;
+  if (h->ind_wr_buffer_size > lim)
+    h->ind_wr_buffer_size = lim;
+  if (h->cb_buffer_size > lim)
+    h->cb_buffer_size = lim;
 }
 
 static const hint_def_t *find_hint(const char *key) {

@@ -239,9 +239,14 @@ typedef struct darray_hints {
   int64_t ds_rd_latency_ns;
   int64_t ds_wr_latency_ns;
   int64_t ds_bandwidth_mbs; /* 10^6 bytes per second */
+  /* darray_temp_limit: the most temporary memory one call may use on a
+   * process, 0 = no limit beyond the buffer sizes above (which it lowers) */
+  int64_t temp_limit;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
+/* After parsing: lower the buffer sizes to darray_temp_limit, if set. */
+DARRAY_HIDDEN void darray__hints_apply_limit(darray_hints_t *h);
 /* Strip leading and trailing white space in place; returns the start. */
 DARRAY_HIDDEN char *darray__trim(char *s);
 /* Apply one "key=value;key=value" string; strict: unknown keys are errors.
@@ -411,6 +416,10 @@ typedef struct xfer {
   section_t box_sec;    /* storage for a section call's own cell */
   const int64_t *boxes; /* section calls: every process's (start, count)
                            per dimension, 2*ndims values each; else NULL */
+  /* the request's own: what lives from the call's start to its end */
+  const struct strategy *strategy; /* chosen by the plan */
+  int64_t *boxes_owned;            /* storage behind boxes */
+  bool failed_early; /* setup failed and every process knows it */
 } xfer_t;
 
 /* The cells rank r accesses in this call (allocated; the caller frees).
@@ -420,6 +429,12 @@ typedef struct xfer {
  * must not be used). */
 DARRAY_HIDDEN int darray__xfer_sections(const xfer_t *x, int r,
                                         section_t **sec, int *nsec);
+/* Whether two (start, count) boxes of nd dimensions share an element. */
+DARRAY_HIDDEN bool darray__boxes_meet(const int64_t *p, const int64_t *q,
+                                      int nd);
+/* An upper bound on how many processes' boxes cover any one element of a
+ * section call (1 for whole-array calls). */
+DARRAY_HIDDEN int darray__boxes_depth(const xfer_t *x);
 /* A dense box [start, start+count) of the global array, held in a buffer
  * of shape count in the given memory order. */
 DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,

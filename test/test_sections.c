@@ -12,7 +12,9 @@
  *    from a reference file written by rank 0 with stdio, and checks every
  *    element;
  *  - overlapping write sections are refused with DARRAY_EOVERLAP on every
- *    rank and change nothing.
+ *    rank and change nothing;
+ *  - darray_temp_limit caps every strategy's temporary memory
+ *    (stats.peak_temp_bytes), also for overlapping section reads.
  * Run: mpiexec -n 1..4 ./test_sections
  */
 #include "testutil.h"
@@ -301,6 +303,72 @@ static void overlap_case(const char *path) {
   darray_free(&a);
 }
 
+/* darray_temp_limit bounds every strategy's temporary memory, also for
+ * overlapping section reads (every rank reads nearly the whole array, so
+ * an aggregator's chunk goes to every rank at once), and the data is
+ * still right. */
+static void limit_case(const char *path) {
+  static const char *const lim_hints[] = {
+      "darray_temp_limit=2k",
+      "darray_temp_limit=2k;darray_strategy=direct",
+      "darray_temp_limit=2k;darray_strategy=sieve",
+      "darray_temp_limit=2k;darray_strategy=twophase",
+      "darray_temp_limit=2k;darray_strategy=twophase;cb_nodes=1;"
+      "darray_backend=mpiio"};
+  const int64_t limit = 2048;
+  int me = tu_rank(), P = tu_nprocs();
+  for (int h = 0; h < (int)(sizeof lim_hints / sizeof *lim_hints); h++) {
+    scase_t c = {3, {24, 20, 16}, {0, 1, 2}, 8, 4, DARRAY_ORDER_C,
+                 lim_hints[h], 77 + (uint64_t)h};
+    prefill(&c, path);
+    darray_t a = make_array(&c);
+    darray_file_t f = open_file(&c, path, DARRAY_MODE_RDWR);
+    char v[32];
+    TU_OK(darray_file_get_hint(f, "cb_buffer_size", v, sizeof v));
+    TU_EQ_I64(atoll(v), limit);
+    /* write: slabs along the middle dimension, interleaved in the file */
+    int64_t st[3] = {0, 20 * me / P, 0}, ct[3] = {24, 0, 16};
+    ct[1] = 20 * (me + 1) / P - st[1];
+    int64_t n = ct[0] * ct[1] * ct[2];
+    unsigned char *buf = malloc((size_t)(n * 4) + 1);
+    box_buffer(&c, st, ct, buf, 0);
+    TU_OK(darray_write_section(f, a, st, ct, DARRAY_ORDER_C, buf));
+    free(buf);
+    /* read: overlapping boxes, almost the whole array on every rank */
+    int64_t rs[3] = {me % 2, 0, 1}, rc3[3] = {24 - me % 2, 20, 15};
+    n = rc3[0] * rc3[1] * rc3[2];
+    buf = malloc((size_t)(n * 4));
+    c.border = DARRAY_ORDER_FORTRAN; /* the read buffer's order */
+    TU_OK(darray_read_section(f, a, rs, rc3, c.border, buf));
+    if (!TU_EQ_I64(box_buffer(&c, rs, rc3, buf, 1), 0))
+      TU_FAIL("limit case '%s': wrong data read", c.hints);
+    free(buf);
+    darray_stats_t stats;
+    TU_OK(darray_file_get_stats(f, &stats));
+    if (!TU_CHECK(stats.peak_temp_bytes > 0 &&
+                  stats.peak_temp_bytes <= limit))
+      TU_FAIL("limit case '%s' (%s): peak temporary memory %lld > %lld",
+              c.hints, stats.strategy, (long long)stats.peak_temp_bytes,
+              (long long)limit);
+    darray_file_close(&f);
+    if (me == 0) { /* every byte of the file: the closed form */
+      int64_t size, idx[3], bad = 0;
+      unsigned char *file = tu_read_file(path, &size);
+      if (TU_CHECK(file != NULL && size == c.disp + total_bytes(&c) + 16))
+        for (idx[0] = 0; idx[0] < 24; idx[0]++)
+          for (idx[1] = 0; idx[1] < 20; idx[1]++)
+            for (idx[2] = 0; idx[2] < 16; idx[2]++)
+              for (int b = 0; b < 4; b++)
+                bad += file[c.disp + file_elem(&c, idx) * 4 + b] !=
+                       elem_byte(&c, idx, b);
+      TU_EQ_I64(bad, 0);
+      free(file);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    darray_free(&a);
+  }
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   char path[512];
@@ -313,6 +381,7 @@ int main(int argc, char **argv) {
     read_case(&c, path);
   }
   overlap_case(path);
+  limit_case(path);
   tu_remove(path);
   return tu_finish();
 }

@@ -101,6 +101,14 @@ static void choose_aggregators(tp_t *t) {
   t->C = (cb - t->M) / es * es;
   if (t->C < es)
     t->C = es;
+  int depth = t->x->write ? 1 : darray__boxes_depth(t->x);
+  if (depth > 1) { /* overlapping section reads: a chunk's bytes may go to
+                      several processes, so its staging is up to depth
+                      times the chunk; shrink the chunk to keep the sum */
+    t->C = t->C / depth / es * es;
+    if (t->C < es)
+      t->C = es;
+  }
   t->myagg = -1;
   for (int i = 0; i < t->A; i++)
     if (darray__tp_agg_rank(t, i) == t->me)
@@ -130,8 +138,9 @@ static bool all_mem_contig(const xfer_t *x) {
 
 /* The most staging any of my chunks needs. The streams of one chunk add
  * up to at most the chunk, except for section reads whose boxes overlap
- * (the same bytes go to several processes): the only case where two-phase
- * memory can exceed cb_buffer_size. */
+ * (the same bytes go to several processes); choose_aggregators shrank the
+ * chunks of such calls so that even then this stays within
+ * cb_buffer_size - M. */
 static int64_t largest_chunk_streams(tp_t *t) {
   int64_t most = t->C;
   for (int64_t c = 0; c < t->ntimes; c++) {
