@@ -203,6 +203,14 @@ DARRAY_HIDDEN bool darray__layout_mem_contig(const struct darray_s *a,
  * start before off and end after it are included, unclipped). */
 DARRAY_HIDDEN void darray__layout_seek(layout_iter_t *it, int64_t off);
 
+/* Copy every run byte of cells sec[0..nsec) that lies in file range
+ * [lo, hi) between the user buffer and win, the image of that range
+ * (to_win: user -> win); bytes of win in holes are not touched. */
+DARRAY_HIDDEN void darray__layout_copy_window(const struct darray_s *a,
+                                              const section_t *sec, int nsec,
+                                              int64_t lo, int64_t hi,
+                                              char *user, char *win,
+                                              bool to_win);
 /* Copy bytes [b0, b1) of a run between the user buffer and a packed buffer
  * (to_packed: user -> packed, else packed -> user). b0 and b1 are multiples
  * of the element size. */

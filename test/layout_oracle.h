@@ -439,4 +439,73 @@ static inline int64_t lo_check_iter(const lo_array_t *A,
   return nruns;
 }
 
+/*
+ * darray__layout_copy_window over sections sec[0..nsec) of `rank`, for a
+ * few element-aligned windows [lo, hi) (empty, partial runs at both ends,
+ * beyond the array, the whole file), both ways, against the oracle's owner
+ * and buffer offset of every byte: to the window, the rank's bytes land in
+ * place and holes keep their filler; from the window, exactly the rank's
+ * elements inside the window change in the buffer.
+ */
+static inline void lo_check_copy_window(const lo_array_t *A,
+                                        const struct darray_s *a,
+                                        const section_t *sec, int nsec,
+                                        int rank, const char *what) {
+  const int64_t es = A->esize, total = lo_nelems(A) * es;
+  int64_t lbytes = lo_local_bytes(A, rank);
+  unsigned char *user = malloc((size_t)lbytes + LO_GUARD);
+  unsigned char *back = malloc((size_t)lbytes + LO_GUARD);
+  unsigned char *want = malloc((size_t)lbytes + LO_GUARD);
+  unsigned char *win = malloc((size_t)total + 2 * es * 3 + LO_GUARD);
+  unsigned char *ref = malloc((size_t)total + 2 * es * 3 + LO_GUARD);
+  tu_fill_bytes(user, lbytes + LO_GUARD, 0xc0ffu + (uint64_t)rank, 0);
+  int64_t n = total / es;
+  int64_t wins[6][2] = {{0, n}, {1, n - 1}, {n / 3, n / 3},
+                        {n / 4, n / 2 + 1}, {-3, n / 5}, {n / 2, n + 3}};
+  for (int w = 0; w < 6; w++) {
+    int64_t lo = A->disp + wins[w][0] * es, hi = A->disp + wins[w][1] * es;
+    while (lo < 0) /* before the array, but on its element grid */
+      lo += es;
+    if (hi < lo)
+      hi = lo;
+    int64_t len = hi - lo;
+    /* to the window */
+    memset(win, 0xab, (size_t)len + LO_GUARD);
+    memset(ref, 0xab, (size_t)len + LO_GUARD);
+    memcpy(back, user, (size_t)lbytes + LO_GUARD);
+    memcpy(want, user, (size_t)lbytes + LO_GUARD);
+    for (int64_t off = lo; off < hi; off += es) {
+      int owner, cell;
+      int64_t lidx[DARRAY_MAX_DIMS], moff;
+      if (lo_locate_byte(A, off, &owner, &cell, lidx, &moff) &&
+          owner == rank) {
+        memcpy(ref + (off - lo), user + moff, (size_t)es);
+        want[moff] ^= 0x5a; /* what the copy back must bring */
+        for (int64_t b = 1; b < es; b++)
+          want[moff + b] ^= 0x5a;
+      }
+    }
+    darray__layout_copy_window(a, sec, nsec, lo, hi, (char *)user,
+                               (char *)win, true);
+    if (tu_compare_bytes(win, ref, len + LO_GUARD,
+                         "layout_copy_window to the window") != 0)
+      fprintf(stderr, "  %s rank %d: window [%lld, %lld)\n", what, rank,
+              (long long)lo, (long long)hi);
+    /* and back, from a changed image: holes of the image are ignored */
+    for (int64_t i = 0; i < len; i++)
+      win[i] = (unsigned char)(ref[i] ^ 0x5a);
+    darray__layout_copy_window(a, sec, nsec, lo, hi, (char *)back,
+                               (char *)win, false);
+    if (tu_compare_bytes(back, want, lbytes + LO_GUARD,
+                         "layout_copy_window from the window") != 0)
+      fprintf(stderr, "  %s rank %d: window [%lld, %lld)\n", what, rank,
+              (long long)lo, (long long)hi);
+  }
+  free(user);
+  free(back);
+  free(want);
+  free(win);
+  free(ref);
+}
+
 #endif /* DARRAYIO_LAYOUT_ORACLE_H */

@@ -10,7 +10,8 @@
  *         (b) made by darray__dist_sections on a copy of the descriptor with
  *         the distribution fields of the P-process array.
  *         Both are checked against the brute-force oracle of
- *         layout_oracle.h; a few get exact hand-computed runs.
+ *         layout_oracle.h, and so is the window copy of the sieve
+ *         (darray__layout_copy_window); a few get exact hand-computed runs.
  */
 #include "internal.h"
 #include "layout_oracle.h"
@@ -325,6 +326,7 @@ static void check_lib_sections(const lo_array_t *A, const struct darray_s *p,
   }
   TU_EQ_I64(sum, lo_local_bytes(A, r));
   lo_check_iter(A, p, sec, nsec, r, what);
+  lo_check_copy_window(A, p, sec, nsec, r, what);
   free(sec);
 }
 

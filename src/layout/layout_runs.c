@@ -12,6 +12,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool set_is_full(const dist_set_t *s, int64_t n) {
   return s->count == 1 && s->first == 0 && s->block == n;
@@ -214,22 +215,84 @@ static void secit_seek(layout_secit_t *it, const struct darray_s *a,
   it->done = i < 0;
 }
 
-void darray__layout_seek(layout_iter_t *it, int64_t off) {
-  const struct darray_s *a = it->a;
-  int64_t c[DARRAY_MAX_DIMS], rel = off - a->disp;
+/* Position one cell's odometer on its first run that ends after file
+ * offset off; c holds off's coordinates in file order (file_coords). */
+static void secit_at(layout_secit_t *it, const struct darray_s *a,
+                     const section_t *sec, int64_t off, const int64_t c[]) {
+  int64_t rel = off - a->disp;
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  secit_init(it, a, sec);
+  if (rel >= total)
+    it->done = true;
+  else if (rel > 0 && !it->done)
+    secit_seek(it, a, sec, c);
+}
+
+static void file_coords(const struct darray_s *a, int64_t off, int64_t c[]) {
+  int64_t rel = off - a->disp;
   for (int i = 0; i < a->ndims; i++) {
     int d = a->perm[i];
     c[i] = rel <= 0 ? 0 : (rel / a->fstride[d]) % a->gsizes[d];
   }
+}
+
+void darray__layout_seek(layout_iter_t *it, int64_t off) {
+  int64_t c[DARRAY_MAX_DIMS];
+  file_coords(it->a, off, c);
   for (int s = 0; s < it->nsec; s++) {
-    secit_init(&it->it[s], a, &it->sec[s]);
-    if (rel >= total)
-      it->it[s].done = true;
-    else if (rel > 0 && !it->it[s].done)
-      secit_seek(&it->it[s], a, &it->sec[s], c);
+    secit_at(&it->it[s], it->a, &it->sec[s], off, c);
     refill(it, s);
   }
+}
+
+/* The runs of one cell inside [lo, hi), row by row of the odometer: the
+ * blocks of the run dimension in one row are equally spaced in the file
+ * and in the buffer, so a row is walked with two additions per run instead
+ * of an iterator step (the sieve's windows hold thousands of short runs). */
+static void copy_cell_window(const struct darray_s *a, const section_t *sec,
+                             int secno, int64_t lo, int64_t hi,
+                             const int64_t c[], char *user, char *win,
+                             bool to_win) {
+  layout_secit_t it;
+  secit_at(&it, a, sec, lo, c);
+  if (it.done)
+    return;
+  int dim = a->perm[it.depth];
+  const dist_set_t *rs = &sec->set[dim];
+  int64_t fstep = rs->stride * a->fstride[dim];
+  int64_t mstep = rs->block * sec->mem_stride[dim];
+  while (!it.done) {
+    layout_run_t r;
+    secit_run(&it, a, sec, secno, &r);
+    for (int64_t j = it.pos[it.depth]; j < rs->count;
+         j++, r.foff += fstep, r.moff += mstep) {
+      if (r.foff >= hi)
+        return; /* the cell's later runs lie further on */
+      r.len = (j == rs->count - 1 ? rs->last : rs->block) * a->fstride[dim];
+      int64_t b0 = lo > r.foff ? lo - r.foff : 0;
+      int64_t b1 = hi - r.foff < r.len ? hi - r.foff : r.len;
+      if (b1 <= b0)
+        continue;
+      char *w = win + (r.foff + b0 - lo);
+      if (!r.mem_contig)
+        darray__layout_copy(a, sec, &r, b0, b1, user, w, to_win);
+      else if (to_win)
+        memcpy(w, user + r.moff + b0, (size_t)(b1 - b0));
+      else
+        memcpy(user + r.moff + b0, w, (size_t)(b1 - b0));
+    }
+    it.pos[it.depth] = rs->count - 1; /* on to the next row */
+    secit_advance(&it, a, sec);
+  }
+}
+
+void darray__layout_copy_window(const struct darray_s *a, const section_t *sec,
+                                int nsec, int64_t lo, int64_t hi, char *user,
+                                char *win, bool to_win) {
+  int64_t c[DARRAY_MAX_DIMS];
+  file_coords(a, lo, c);
+  for (int s = 0; s < nsec; s++) /* cells never share a byte */
+    copy_cell_window(a, &sec[s], s, lo, hi, c, user, win, to_win);
 }
 
 int darray__layout_extent(const struct darray_s *a, const section_t *sec,

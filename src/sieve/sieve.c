@@ -167,13 +167,8 @@ static int move_piece(sieve_t *s, const layout_run_t *r, int64_t b0,
 /* Copy every piece of the window between the user's buffer and the
  * window's image in buf. */
 static void copy_window(sieve_t *s, const window_t *w, bool to_packed) {
-  layout_run_t r;
-  darray__layout_seek(&s->replay, w->lo);
-  while (darray__layout_next(&s->replay, &r) && r.foff < w->hi) {
-    int64_t b0 = w->lo > r.foff ? w->lo - r.foff : 0;
-    int64_t b1 = w->hi - r.foff < r.len ? w->hi - r.foff : r.len;
-    copy(s, &r, b0, b1, s->buf + (r.foff + b0 - w->lo), to_packed);
-  }
+  darray__layout_copy_window(s->x->a, s->x->sec, s->x->nsec, w->lo, w->hi,
+                             s->x->buf, s->buf, to_packed);
 }
 
 /* A stretch of touching pieces being gathered for one write. Its single
