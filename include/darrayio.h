@@ -596,6 +596,11 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    temporary memory of a two-phase call on each process; `cb_nodes`
  *    (number of aggregators, default: every process); `striping_unit`
  *    (bytes; file domain boundaries are aligned to it when set);
+ *    `darray_cb_image_piece` (bytes, default 256): when the pieces of the
+ *    access are shorter than this on average, an aggregator copies them
+ *    into an image of its chunk and moves the chunk with one call (reading
+ *    it first when the chunk has holes); longer pieces go to the kernel as
+ *    one vector call per chunk, with no copy;
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
  *    (always two-phase) or `disable` (never); `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`

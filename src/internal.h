@@ -211,6 +211,22 @@ DARRAY_HIDDEN void darray__layout_copy_window(const struct darray_s *a,
                                               int64_t lo, int64_t hi,
                                               char *user, char *win,
                                               bool to_win);
+/* Bytes of the runs of cells sec[0..nsec) that lie before file offset x,
+ * in closed form (O(nsec * ndims), no run is walked); the bytes inside
+ * [lo, hi) are before(hi) - before(lo). */
+DARRAY_HIDDEN int64_t darray__layout_bytes_before(const struct darray_s *a,
+                                                  const section_t *sec,
+                                                  int nsec, int64_t x);
+/* Whether a cell's elements, taken in file order, are one dense stretch of
+ * its buffer (every byte range of its runs is then contiguous there). */
+DARRAY_HIDDEN bool darray__layout_file_packed(const struct darray_s *a,
+                                              const section_t *sec);
+/* The cell `in` with its memory described as packed in file order from
+ * byte offset base (which may be negative: offsets are relative to the
+ * pointer a copy is given). */
+DARRAY_HIDDEN void darray__layout_pack_section(const struct darray_s *a,
+                                               const section_t *in,
+                                               int64_t base, section_t *out);
 /* Copy bytes [b0, b1) of a run between the user buffer and a packed buffer
  * (to_packed: user -> packed, else packed -> user). b0 and b1 are multiples
  * of the element size. */
@@ -250,6 +266,9 @@ typedef struct darray_hints {
   /* darray_temp_limit: the most temporary memory one call may use on a
    * process, 0 = no limit beyond the buffer sizes above (which it lowers) */
   int64_t temp_limit;
+  /* two-phase: pieces shorter than this on average are copied into an
+   * image of the chunk (src/twophase/twophase.c) */
+  int64_t cb_image_piece;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);

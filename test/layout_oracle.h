@@ -440,7 +440,8 @@ static inline int64_t lo_check_iter(const lo_array_t *A,
 }
 
 /*
- * darray__layout_copy_window over sections sec[0..nsec) of `rank`, for a
+ * darray__layout_bytes_before and darray__layout_copy_window over sections
+ * sec[0..nsec) of `rank`, for a
  * few element-aligned windows [lo, hi) (empty, partial runs at both ends,
  * beyond the array, the whole file), both ways, against the oracle's owner
  * and buffer offset of every byte: to the window, the rank's bytes land in
@@ -474,17 +475,24 @@ static inline void lo_check_copy_window(const lo_array_t *A,
     memset(ref, 0xab, (size_t)len + LO_GUARD);
     memcpy(back, user, (size_t)lbytes + LO_GUARD);
     memcpy(want, user, (size_t)lbytes + LO_GUARD);
+    int64_t mine = 0; /* the rank's bytes inside the window */
     for (int64_t off = lo; off < hi; off += es) {
       int owner, cell;
       int64_t lidx[DARRAY_MAX_DIMS], moff;
       if (lo_locate_byte(A, off, &owner, &cell, lidx, &moff) &&
           owner == rank) {
+        mine += es;
         memcpy(ref + (off - lo), user + moff, (size_t)es);
         want[moff] ^= 0x5a; /* what the copy back must bring */
         for (int64_t b = 1; b < es; b++)
           want[moff + b] ^= 0x5a;
       }
     }
+    if (!TU_EQ_I64(darray__layout_bytes_before(a, sec, nsec, hi) -
+                       darray__layout_bytes_before(a, sec, nsec, lo),
+                   mine))
+      fprintf(stderr, "  %s rank %d: bytes in [%lld, %lld)\n", what, rank,
+              (long long)lo, (long long)hi);
     darray__layout_copy_window(a, sec, nsec, lo, hi, (char *)user,
                                (char *)win, true);
     if (tu_compare_bytes(win, ref, len + LO_GUARD,

@@ -46,7 +46,9 @@ static const char *const hintsets[] = {
     "", "darray_strategy=direct;ind_wr_buffer_size=24;ind_rd_buffer_size=24",
     "darray_strategy=twophase;cb_buffer_size=200",
     "darray_strategy=twophase;cb_nodes=1;darray_backend=mpiio",
-    "darray_backend=mpiio"};
+    "darray_backend=mpiio",
+    "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=0",
+    "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g"};
 #define NHINTS ((int)(sizeof hintsets / sizeof hintsets[0]))
 
 static int64_t file_elem(const scase_t *c, const int64_t *idx) {
@@ -374,7 +376,7 @@ int main(int argc, char **argv) {
   char path[512];
   tu_tmpname(path, sizeof path, "sections");
   const char *one = getenv("TEST_CASE");
-  for (int id = one ? atoi(one) : 0; id < (one ? atoi(one) + 1 : 60); id++) {
+  for (int id = one ? atoi(one) : 0; id < (one ? atoi(one) + 1 : 70); id++) {
     scase_t c;
     random_case(&c, id);
     write_case(&c, path);

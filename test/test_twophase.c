@@ -6,7 +6,8 @@
  * cb_buffer_size, one file call per chunk).
  *
  * Sweeps cb_buffer_size (tiny, forcing many cycles, and large), cb_nodes
- * 1..P+1, striping_unit alignment, and grids that interleave every row.
+ * 1..P+1, striping_unit alignment, grids that interleave every row, and
+ * both ways an aggregator moves a chunk (image or vector of pieces).
  * Run: mpiexec -n 1..4 ./test_twophase
  */
 #include "testutil.h"
@@ -168,8 +169,18 @@ int main(int argc, char **argv) {
       {20, {1, 1, 0}, 0, "darray_strategy=auto"},
       {20, {0, 0, 0}, 1, "darray_strategy=direct"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    run_case(&cases[i], path, (int)i);
+  /* aggregators in both modes: chunks built in an image and moved with
+   * one call, and vectors of pieces pointing into the buffers */
+  const char *const modes[] = {"", ";darray_cb_image_piece=0",
+                               ";darray_cb_image_piece=1g"};
+  for (int m = 0; m < 3; m++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      char h[256];
+      tcase_t c = cases[i];
+      snprintf(h, sizeof h, "%s%s", c.hints, modes[m]);
+      c.hints = h;
+      run_case(&c, path, (int)i + 16 * m);
+    }
   tu_remove(path);
   return tu_finish();
 }

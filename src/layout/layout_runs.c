@@ -277,9 +277,9 @@ static void copy_cell_window(const struct darray_s *a, const section_t *sec,
       if (!r.mem_contig)
         darray__layout_copy(a, sec, &r, b0, b1, user, w, to_win);
       else if (to_win)
-        memcpy(w, user + r.moff + b0, (size_t)(b1 - b0));
+        memcpy(w, user + (r.moff + b0), (size_t)(b1 - b0));
       else
-        memcpy(user + r.moff + b0, w, (size_t)(b1 - b0));
+        memcpy(user + (r.moff + b0), w, (size_t)(b1 - b0));
     }
     it.pos[it.depth] = rs->count - 1; /* on to the next row */
     secit_advance(&it, a, sec);
@@ -358,4 +358,72 @@ void darray__layout_summary(const struct darray_s *a, const section_t *sec,
     if (lmax * unit > sum->max_run)
       sum->max_run = lmax * unit;
   }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Closed forms over file ranges (two-phase streams): no run is walked.     */
+
+/* Bytes of one cell's runs before file offset x; c: x's coordinates. */
+static int64_t cell_bytes_before(const struct darray_s *a, const section_t *sec,
+                                 int64_t x, const int64_t c[]) {
+  layout_secit_t it;
+  secit_init(&it, a, sec);
+  if (it.done)
+    return 0; /* an empty cell */
+  int dim = a->perm[it.depth];
+  const dist_set_t *rs = &sec->set[dim];
+  int64_t rowbytes = darray__dist_set_size(rs) * a->fstride[dim];
+  int64_t rows = 1;
+  for (int i = 0; i < it.depth; i++)
+    rows *= darray__dist_set_size(&sec->set[a->perm[i]]);
+  secit_at(&it, a, sec, x, c);
+  if (it.done)
+    return rows * rowbytes; /* every run lies before x */
+  int64_t before = 0; /* whole rows before the position, mixed radix */
+  for (int i = 0; i < it.depth; i++)
+    before = before * darray__dist_set_size(&sec->set[a->perm[i]]) +
+             it.pos[i];
+  int64_t bytes = before * rowbytes + it.pos[it.depth] * rs->block *
+                                          a->fstride[dim];
+  layout_run_t r;
+  secit_run(&it, a, sec, 0, &r);
+  return bytes + (x > r.foff ? x - r.foff : 0); /* a run across x */
+}
+
+int64_t darray__layout_bytes_before(const struct darray_s *a,
+                                    const section_t *sec, int nsec,
+                                    int64_t x) {
+  int64_t c[DARRAY_MAX_DIMS], sum = 0;
+  file_coords(a, x, c);
+  for (int s = 0; s < nsec; s++)
+    sum += cell_bytes_before(a, &sec[s], x, c);
+  return sum;
+}
+
+bool darray__layout_file_packed(const struct darray_s *a,
+                                const section_t *sec) {
+  int64_t expect = a->esize;
+  for (int i = a->ndims - 1; i >= 0; i--) {
+    int d = a->perm[i];
+    int64_t n = darray__dist_set_size(&sec->set[d]);
+    if (n == 0)
+      return true; /* no bytes at all */
+    if (n > 1 && sec->mem_stride[d] != expect)
+      return false;
+    expect *= n;
+  }
+  return true;
+}
+
+void darray__layout_pack_section(const struct darray_s *a, const section_t *in,
+                                 int64_t base, section_t *out) {
+  *out = *in;
+  int64_t stride = a->esize;
+  for (int i = a->ndims - 1; i >= 0; i--) {
+    int d = a->perm[i];
+    out->mem_stride[d] = stride;
+    stride *= darray__dist_set_size(&in->set[d]);
+  }
+  out->mem_base = base;
+  out->alloc_bytes = stride;
 }

@@ -143,11 +143,10 @@ static void owner_streams(tp_t *t, int64_t cycle, int phase) {
 /* Where each process's stream sits in staging (sized in prepare for the
  * largest chunk); mine stays in my buffer when it is contiguous there. */
 static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
-  int64_t at = 0, first;
-  bool contig;
+  int64_t at = 0;
   for (int r = 0; r < t->P; r++) {
-    t->bytes[r] = darray__tp_stream(&t->peer[r], clo, chi, &contig, &first);
-    if (r == t->me && t->self_contig)
+    t->bytes[r] = darray__tp_stream_bytes(&t->peer[r], clo, chi);
+    if (r == t->me && (t->self_contig || t->image))
       t->bytes[r] = 0; /* not staged */
     t->stage_off[r] = at;
     at += t->bytes[r];
@@ -162,7 +161,7 @@ static void post_peer_streams(tp_t *t, bool send) {
 
 /* Pack (to_stage) or unpack my own strided pieces through staging. */
 static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
-  if (t->self_contig)
+  if (t->self_contig || t->image)
     return;
   pwalk_t w;
   char *p = t->stage + t->stage_off[t->me];
@@ -204,9 +203,79 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
   t->iov_end = foff + len;
 }
 
+/*
+ * Image mode: every piece of the chunk copied between its place in the
+ * image and its stream (mine: my buffer), row by row of the runs
+ * (darray__layout_copy_window). A one-cell process's stream is its pieces
+ * packed in file order, i.e. the cell with a packed memory layout that
+ * starts bytes_before(clo) before the stream; a process with several
+ * cells has its pieces merged across cells, walked one by one.
+ */
+static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
+  const struct darray_s *a = t->a;
+  darray__layout_copy_window(a, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
+                             t->img, to_img);
+  for (int r = 0; r < t->P; r++) {
+    char *p = t->stage + t->stage_off[r];
+    if (r == t->me || t->bytes[r] == 0)
+      continue;
+    if (t->peer_nsec[r] == 1) {
+      section_t ps;
+      int64_t b0 = darray__layout_bytes_before(a, t->peer_sec[r], 1, clo);
+      darray__layout_pack_section(a, &t->peer_sec[r][0], -b0, &ps);
+      darray__layout_copy_window(a, &ps, 1, clo, chi, p, t->img, to_img);
+      continue;
+    }
+    pwalk_t w;
+    for (darray__tp_walk_start(&w, &t->peer[r], clo, chi); w.valid;
+         darray__tp_walk_next(&w)) {
+      int64_t len = w.b1 - w.b0;
+      char *img = t->img + (w.run.foff + w.b0 - clo);
+      if (to_img)
+        memcpy(img, p, (size_t)len);
+      else
+        memcpy(p, img, (size_t)len);
+      p += len;
+    }
+  }
+}
+
+/*
+ * A chunk through its image, with one file call. Writes of a chunk with
+ * holes read it first (read-modify-write) so the holes keep their bytes;
+ * no lock is needed: the holes belong to no process of this call, the
+ * chunk to no other aggregator, and MPI leaves concurrent conflicting
+ * accesses by other calls undefined, as darrayio does. Reads read the
+ * chunk's span with its holes.
+ */
+static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
+  darray_file_s_t *f = t->x->f;
+  int rc = DARRAY_SUCCESS;
+  if (t->x->write) {
+    if (!t->dense) {
+      memset(t->img, 0, (size_t)(chi - clo)); /* past the end: zeros */
+      rc = darray__io_pread(f, t->img, chi - clo, clo);
+      rc = rc == DARRAY_EEOF ? DARRAY_SUCCESS : rc;
+    }
+    image_copy(t, clo, chi, true);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__io_pwrite(f, t->img, chi - clo, clo);
+  } else {
+    rc = darray__io_pread(f, t->img, chi - clo, clo);
+    if (rc == DARRAY_SUCCESS)
+      image_copy(t, clo, chi, false);
+  }
+  if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
+    t->rc = rc;
+}
+
 /* Every process's pieces of the chunk, merged in file order, to the file:
  * mine from my buffer, the others' from their staged streams. */
 static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
+  if (t->image) {
+    chunk_image(t, clo, chi);
+    return;
+  }
   for (int r = 0; r < t->P; r++)
     darray__tp_walk_start(&t->walk[r], &t->peer[r], clo, chi);
   int64_t *cur = t->cursor; /* bytes of each stream consumed */

@@ -31,8 +31,24 @@ void darray__tp_walk_start(pwalk_t *w, layout_iter_t *it, int64_t lo,
   darray__tp_walk_next(w);
 }
 
+int64_t darray__tp_stream_bytes(const layout_iter_t *it, int64_t lo,
+                                int64_t hi) {
+  if (lo >= hi)
+    return 0;
+  return darray__layout_bytes_before(it->a, it->sec, it->nsec, hi) -
+         darray__layout_bytes_before(it->a, it->sec, it->nsec, lo);
+}
+
 int64_t darray__tp_stream(layout_iter_t *it, int64_t lo, int64_t hi,
                           bool *contig, int64_t *first) {
+  if (it->nsec == 1 && darray__layout_file_packed(it->a, &it->sec[0])) {
+    /* one dense stretch of the buffer in file order: closed form */
+    int64_t b0 = darray__layout_bytes_before(it->a, it->sec, 1, lo);
+    *contig = true;
+    *first = it->sec[0].mem_base + b0;
+    return lo < hi ? darray__layout_bytes_before(it->a, it->sec, 1, hi) - b0
+                   : 0;
+  }
   pwalk_t w;
   int64_t bytes = 0, end = 0;
   *contig = true;

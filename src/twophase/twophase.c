@@ -14,10 +14,14 @@
  * data: contiguous byte streams, cut every M bytes, whose layout both ends
  * derive from the same walk over the same runs. No MPI derived datatype is
  * used (on this MPI a strided receive is several times slower than a
- * contiguous one); instead the aggregator hands the kernel a vector of
- * pieces (pwritev/preadv) that point into the other processes' staged
- * streams and straight into its own buffer, so its own data is never
- * copied. Steps, per call:
+ * contiguous one). When the pieces are long, the aggregator hands the
+ * kernel a vector of pieces (pwritev/preadv) that point into the other
+ * processes' staged streams and straight into its own buffer, so its own
+ * data is never copied; when they are short (image mode, see
+ * choose_aggregators), it copies them into an image of the chunk, row by
+ * row of runs, and moves the chunk with one call. Stream lengths come in
+ * closed form from the distribution, so no run is walked to size them.
+ * Steps, per call:
  *
  *   1. prepare: the access extent, the file domains, the number of cycles
  *      (the same everywhere, computed locally), buffers.
@@ -78,6 +82,10 @@ static int extent_and_density(tp_t *t) {
       t->hi = any && t->hi > hi ? t->hi : hi;
       any = true;
     }
+    int64_t nruns, bytes;
+    darray__layout_count(a, t->peer_sec[r], t->peer_nsec[r], &nruns, &bytes);
+    t->nruns += nruns;
+    t->nbytes += bytes;
     for (int s = 0; s < t->peer_nsec[r]; s++) {
       int64_t n = a->esize;
       for (int d = 0; d < a->ndims; d++)
@@ -89,8 +97,20 @@ static int extent_and_density(tp_t *t) {
   return DARRAY_SUCCESS;
 }
 
-/* cb_buffer_size bounds all temporary memory of a process: an aggregator's
- * chunk staging (C) plus the message/pack buffer (M = a quarter). */
+/*
+ * cb_buffer_size bounds all temporary memory of a process: the message/pack
+ * buffer (M = a quarter) plus an aggregator's staging of the others'
+ * streams (C per chunk, times the overlap depth of section reads whose
+ * boxes overlap: the same bytes then go to several processes) plus, in
+ * image mode, the chunk's image (C).
+ *
+ * Image mode: a vector call costs the kernel a few tens of nanoseconds per
+ * piece, copying a piece costs about its length at memory speed, so short
+ * pieces are copied into a contiguous image of the chunk that moves with
+ * one call, and long ones go to the kernel as a vector with no copy. The
+ * mean piece (every process's bytes over its runs, the same number
+ * everywhere) is compared with darray_cb_image_piece.
+ */
 static void choose_aggregators(tp_t *t) {
   const darray_hints_t *h = &t->x->f->hints;
   int64_t es = t->a->esize, cb = h->cb_buffer_size;
@@ -98,17 +118,11 @@ static void choose_aggregators(tp_t *t) {
   t->M = cb / 4 / es * es;
   if (t->M < es)
     t->M = es;
-  t->C = (cb - t->M) / es * es;
+  t->image = t->nruns > 0 && t->nbytes / t->nruns < h->cb_image_piece;
+  int parts = (t->x->write ? 1 : darray__boxes_depth(t->x)) + t->image;
+  t->C = (cb - t->M) / parts / es * es;
   if (t->C < es)
     t->C = es;
-  int depth = t->x->write ? 1 : darray__boxes_depth(t->x);
-  if (depth > 1) { /* overlapping section reads: a chunk's bytes may go to
-                      several processes, so its staging is up to depth
-                      times the chunk; shrink the chunk to keep the sum */
-    t->C = t->C / depth / es * es;
-    if (t->C < es)
-      t->C = es;
-  }
   t->myagg = -1;
   for (int i = 0; i < t->A; i++)
     if (darray__tp_agg_rank(t, i) == t->me)
@@ -144,11 +158,10 @@ static bool all_mem_contig(const xfer_t *x) {
 static int64_t largest_chunk_streams(tp_t *t) {
   int64_t most = t->C;
   for (int64_t c = 0; c < t->ntimes; c++) {
-    int64_t clo, chi, sum = 0, first;
-    bool contig;
+    int64_t clo, chi, sum = 0;
     darray__tp_chunk(t, t->myagg, c, &clo, &chi);
     for (int r = 0; r < t->P && clo < chi; r++)
-      sum += darray__tp_stream(&t->peer[r], clo, chi, &contig, &first);
+      sum += darray__tp_stream_bytes(&t->peer[r], clo, chi);
     most = sum > most ? sum : most;
   }
   return most;
@@ -176,8 +189,10 @@ static int prepare_aggregator(tp_t *t) {
   t->cursor = calloc(P, sizeof *t->cursor);
   t->walk = calloc(P, sizeof *t->walk);
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
+  if (t->image)
+    t->img = malloc((size_t)t->C);
   if (!t->peer || !t->stage || !t->bytes || !t->stage_off || !t->cursor ||
-      !t->walk || !t->iov)
+      !t->walk || !t->iov || (t->image && !t->img))
     return DARRAY_ENOMEM;
   return DARRAY_SUCCESS;
 }
@@ -212,7 +227,7 @@ static int tp_prepare(xfer_t *x) {
                                       vector calls */
   if (t->pack == NULL)
     return DARRAY_ENOMEM;
-  int64_t peak = (agg ? t->stage_cap : 0) + t->M;
+  int64_t peak = (agg ? t->stage_cap + (t->image ? t->C : 0) : 0) + t->M;
   if (peak > x->f->stats.peak_temp_bytes)
     x->f->stats.peak_temp_bytes = peak;
   return DARRAY_SUCCESS;
@@ -232,6 +247,7 @@ static void tp_finish(xfer_t *x) {
   free(t->peer_nsec);
   free(t->peer);
   free(t->stage);
+  free(t->img);
   free(t->pack);
   free(t->bytes);
   free(t->stage_off);

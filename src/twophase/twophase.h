@@ -36,6 +36,10 @@ typedef struct tp {
   int64_t stage_cap;
   char *pack;          /* M bytes: strided streams, and the scratch of
                           back ends without vector calls */
+  bool image;          /* small pieces: chunks are built in img and moved
+                          with one call (else: vectors of pieces) */
+  char *img;           /* aggregators in image mode: C bytes */
+  int64_t nruns, nbytes; /* every process's runs and bytes */
   int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
   int64_t *stage_off;  /* ... and where they sit in stage */
   int64_t *cursor;     /* ... and how much of each is consumed */
@@ -62,6 +66,9 @@ DARRAY_HIDDEN void darray__tp_walk_start(pwalk_t *w, layout_iter_t *it,
 DARRAY_HIDDEN void darray__tp_walk_next(pwalk_t *w);
 /* Bytes of an iterator's pieces in [lo, hi); *contig: whether they are one
  * contiguous stretch of the user buffer (then *first is its offset). */
+/* Only the bytes, for any process (closed form). */
+DARRAY_HIDDEN int64_t darray__tp_stream_bytes(const layout_iter_t *it,
+                                              int64_t lo, int64_t hi);
 DARRAY_HIDDEN int64_t darray__tp_stream(layout_iter_t *it, int64_t lo,
                                         int64_t hi, bool *contig,
                                         int64_t *first);
