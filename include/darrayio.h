@@ -866,6 +866,227 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
 
 /** @} */
 
+/* ------------------------------------------------------------------------ */
+/** \name Storage advisor
+ *
+ * Which storage order should a dataset have, given the programs that will
+ * read it? An access *conforms* to a storage order when every process's
+ * data is one stretch of the file (per cell): it then needs no
+ * communication and one call per cell. The advisor evaluates candidate
+ * orders against the distributions of the dataset's consumers, weighted by
+ * how often each runs, and recommends the order that the most weight
+ * conforms to; the consumers whose processes' file extents interleave
+ * under it are the ones that will use two-phase collective I/O
+ * (doc/advisor.md). The verdicts are the ones darray_explain() and the
+ * planner reach for a real array of the same description.
+ *
+ * The advisor is local and needs no communicator: it describes each
+ * consumer's array on paper, for that consumer's own number of processes.
+ * Zero grid entries are filled in by MPI_Dims_create(), as darray_commit()
+ * does, so MPI must be initialized. Its memory does not depend on the
+ * array's size: O(nprocs) numbers per consumer.
+ */
+/** @{ */
+
+/**
+ * A program that will access a dataset: how it distributes the array over
+ * its processes, and how much its access counts. The fields mean what the
+ * arguments of darray_set_distribution() and darray_set_grid() mean for an
+ * array on \p nprocs processes; only the first ndims entries of the arrays
+ * are read, and zero entries of \p dargs and \p psizes mean the defaults,
+ * so a zero-initialized struct needs only its weight, process count and
+ * distribution.
+ *
+ * \code
+ * darray_consumer_t rows = {.name = "rows", .weight = 3, .nprocs = 4,
+ *                           .dist = {DARRAY_DIST_BLOCK, DARRAY_DIST_NONE}};
+ * \endcode
+ */
+typedef struct darray_consumer {
+  /** label in reports (may be NULL) */
+  const char *name;
+  /** how much the consumer counts (how often it runs), finite and >= 0 */
+  double weight;
+  /** number of processes it runs on, >= 1 */
+  int nprocs;
+  /** distribution of each dimension; MULTIPARTITION needs a perfect-square
+   *  \p nprocs */
+  darray_dist_t dist[DARRAY_MAX_DIMS];
+  /** block size of each BLOCK or CYCLIC dimension; 0 or
+   *  #DARRAY_DEFAULT_ARG for the default */
+  int64_t dargs[DARRAY_MAX_DIMS];
+  /** processes along each dimension; 0 entries are chosen as
+   *  darray_commit() chooses them */
+  int psizes[DARRAY_MAX_DIMS];
+} darray_consumer_t;
+
+/** How a consumer's access fares under a storage order. */
+typedef enum darray_verdict {
+  /** Every process's data is one stretch of the file per cell, or has no
+   *  holes: independent direct I/O, one call per cell, no communication. */
+  DARRAY_VERDICT_CONFORMING = 0,
+  /** Some process's data is split into runs with holes between them, but
+   *  no process's data lies inside another's file extent: independent I/O
+   *  (data sieving or direct runs, by the cost model), no communication.
+   *  Distributions never give it (every element has one owner, so a hole
+   *  in one process's extent is another's data); it is kept for accesses
+   *  that leave parts of the file alone. */
+  DARRAY_VERDICT_FRAGMENTED = 1,
+  /** The file extents of different processes interleave: two-phase
+   *  collective I/O. */
+  DARRAY_VERDICT_INTERLEAVED = 2
+} darray_verdict_t;
+
+/** One consumer's access under one storage order. */
+typedef struct darray_consumer_verdict {
+  /** the verdict */
+  darray_verdict_t verdict;
+  /** the process grid, zero entries filled in (first ndims entries) */
+  int psizes[DARRAY_MAX_DIMS];
+  /** most file runs of one process (touching runs counted apart) */
+  int64_t max_runs;
+  /** file runs of all processes together */
+  int64_t total_runs;
+  /** shortest run in bytes (0 when no process accesses anything) */
+  int64_t min_run;
+  /** longest run in bytes */
+  int64_t max_run;
+  /** processes whose data is not one stretch of the file per cell */
+  int nonconforming;
+} darray_consumer_verdict_t;
+
+/** The advisor's answer: a storage order and how the consumers fare. */
+typedef struct darray_advice {
+  /** the storage order, slowest varying dimension first (first ndims
+   *  entries): pass it to darray_set_storage_order() with
+   *  #DARRAY_ORDER_PERM */
+  int perm[DARRAY_MAX_DIMS];
+  /** weight of the consumers whose verdict is #DARRAY_VERDICT_CONFORMING */
+  double conforming_weight;
+  /** weight of the consumers whose verdict is
+   *  #DARRAY_VERDICT_INTERLEAVED: they need collective I/O */
+  double collective_weight;
+  /** weight of all consumers */
+  double total_weight;
+  /** sum over the consumers of weight times total_runs */
+  double weighted_runs;
+  /** storage orders evaluated (1 for darray_advise_order()) */
+  int ncandidates;
+  /** 1 when every permutation of the dimensions was evaluated, 0 when the
+   *  candidates were restricted (7 or 8 dimensions) or one order was given */
+  int all_orders;
+} darray_advice_t;
+
+/**
+ * Recommend the storage order of a dataset from its consumers (local).
+ *
+ * Candidates: every permutation of the dimensions when ndims <= 6. With 7
+ * or 8 dimensions, the dimensions no consumer distributes over more than
+ * one process stay fastest, in increasing order, and every order of the
+ * others is a candidate, as are C and Fortran order; putting such a
+ * dimension fastest never makes a verdict worse or adds runs, so the
+ * restriction loses nothing but ties. The work is O(candidates x the sum
+ * of the consumers' nprocs x ndims).
+ *
+ * The best candidate has the largest conforming weight; ties go to the
+ * smaller collective weight, then the fewer weighted runs, then C order,
+ * then Fortran order, then the lexicographically smallest permutation.
+ * Weights are compared with a relative tolerance of 1e-9, so the answer
+ * does not depend on the rounding of sums.
+ *
+ * \code
+ * darray_consumer_t c[2] = {
+ *   {.name = "rows", .weight = 3, .nprocs = 4,
+ *    .dist = {DARRAY_DIST_BLOCK, DARRAY_DIST_NONE}},
+ *   {.name = "cols", .weight = 1, .nprocs = 4,
+ *    .dist = {DARRAY_DIST_NONE, DARRAY_DIST_BLOCK}}};
+ * int64_t g[2] = {1024, 1024};
+ * darray_advice_t adv;
+ * darray_consumer_verdict_t v[2];
+ * if (darray_advise_storage(2, g, 4, 2, c, &adv, v) == DARRAY_SUCCESS)
+ *   darray_set_storage_order(a, DARRAY_ORDER_PERM, adv.perm); // {0, 1}
+ * \endcode
+ *
+ * \param ndims      number of dimensions, 1 .. #DARRAY_MAX_DIMS
+ * \param gsizes     global size of each dimension, each >= 1
+ * \param esize      bytes per element, >= 1
+ * \param nconsumers number of consumers, >= 1
+ * \param consumers  the consumers
+ * \param[out] advice the recommended order and its weights
+ * \param[out] verdicts nconsumers entries: each consumer's verdict under the
+ *             recommended order (may be NULL)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p gsizes, \p consumers or \p advice is NULL
+ * \retval DARRAY_ENDIMS \p ndims out of range
+ * \retval DARRAY_ESIZE a size is < 1, or the array's bytes overflow
+ * \retval DARRAY_ETYPE \p esize < 1
+ * \retval DARRAY_EINVAL \p nconsumers < 1, or a weight is negative or not
+ *         finite
+ * \retval DARRAY_EDIST a consumer's distribution is invalid (as for
+ *         darray_set_distribution() and darray_commit())
+ * \retval DARRAY_EGRID a consumer's \p nprocs < 1, or its grid does not fit
+ *         its processes (as for darray_set_grid() and darray_commit())
+ * \retval DARRAY_EMPI MPI is not initialized
+ * \retval DARRAY_ENOMEM out of memory
+ *
+ * On failure darray_errmsg(NULL) names the bad argument, such as
+ * "consumers[1] (cols): dargs[0] = -5: ...".
+ */
+int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
+                          int nconsumers, const darray_consumer_t consumers[],
+                          darray_advice_t *advice,
+                          darray_consumer_verdict_t verdicts[]);
+
+/**
+ * Evaluate one given storage order against the consumers (local): the same
+ * verdicts and weights as darray_advise_storage(), for \p perm.
+ *
+ * \param ndims      number of dimensions, 1 .. #DARRAY_MAX_DIMS
+ * \param gsizes     global size of each dimension, each >= 1
+ * \param esize      bytes per element, >= 1
+ * \param nconsumers number of consumers, >= 1
+ * \param consumers  the consumers
+ * \param perm       the storage order, slowest dimension first, as
+ *                   darray_set_storage_order() takes it
+ * \param[out] advice \p perm and its weights
+ * \param[out] verdicts nconsumers entries (may be NULL)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_EORDER \p perm is not a permutation of 0 .. ndims-1
+ * \retval DARRAY_ENULL \p gsizes, \p consumers, \p perm or \p advice is
+ *         NULL
+ * \retval DARRAY_ENDIMS, DARRAY_ESIZE, DARRAY_ETYPE, DARRAY_EINVAL,
+ *         DARRAY_EDIST, DARRAY_EGRID, DARRAY_EMPI, DARRAY_ENOMEM as for
+ *         darray_advise_storage()
+ */
+int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
+                        int nconsumers, const darray_consumer_t consumers[],
+                        const int perm[], darray_advice_t *advice,
+                        darray_consumer_verdict_t verdicts[]);
+
+/**
+ * Print the advisor's reasoning (local): the consumers, the candidate
+ * orders ranked with each consumer's verdict under each (the best 24 when
+ * there are more), the recommended order, and a table of the consumers'
+ * verdicts, runs and I/O method under it.
+ *
+ * \param ndims      number of dimensions, 1 .. #DARRAY_MAX_DIMS
+ * \param gsizes     global size of each dimension, each >= 1
+ * \param esize      bytes per element, >= 1
+ * \param nconsumers number of consumers, >= 1
+ * \param consumers  the consumers
+ * \param out        where to print
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p out, \p gsizes or \p consumers is NULL
+ * \retval DARRAY_ENDIMS, DARRAY_ESIZE, DARRAY_ETYPE, DARRAY_EINVAL,
+ *         DARRAY_EDIST, DARRAY_EGRID, DARRAY_EMPI, DARRAY_ENOMEM as for
+ *         darray_advise_storage()
+ */
+int darray_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
+                         int nconsumers, const darray_consumer_t consumers[],
+                         FILE *out);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,8 +52,8 @@ static int check_comm(MPI_Comm comm, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-static int check_shape(int ndims, const int64_t gsizes[], darray_type_t type,
-                       char *msg) {
+int darray__check_shape(int ndims, const int64_t gsizes[], darray_type_t type,
+                        char *msg) {
   if (ndims < 1 || ndims > DARRAY_MAX_DIMS)
     return darray__err(msg, DARRAY_ENDIMS, "ndims = %d is not in [1, %d]",
                        ndims, DARRAY_MAX_DIMS);
@@ -100,7 +100,7 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
   int rc = check_comm(comm, msg);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable communicator: nothing to agree over */
-  rc = check_shape(ndims, gsizes, type, msg);
+  rc = darray__check_shape(ndims, gsizes, type, msg);
   uint64_t h = darray__hash(0, &ndims, sizeof ndims);
   if (rc == DARRAY_SUCCESS)
     h = darray__hash(h, gsizes, sizeof(int64_t) * (size_t)ndims);
@@ -156,17 +156,12 @@ int darray_set_elem_size(darray_t a, int64_t size) {
   return DARRAY_SUCCESS;
 }
 
-int darray_set_distribution(darray_t a, const darray_dist_t dist[],
-                            const int64_t dargs[]) {
-  int rc = check_mutable(a);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (dist == NULL)
-    return darray__err(a->errmsg, DARRAY_ENULL, "dist is NULL");
+int darray__check_distribution(int ndims, const darray_dist_t dist[],
+                               const int64_t dargs[], char *msg) {
   int nmp = 0;
-  for (int d = 0; d < a->ndims; d++) {
+  for (int d = 0; d < ndims; d++) {
     if (dist[d] < DARRAY_DIST_NONE || dist[d] > DARRAY_DIST_MULTIPARTITION)
-      return darray__err(a->errmsg, DARRAY_EDIST,
+      return darray__err(msg, DARRAY_EDIST,
                          "dist[%d] = %d is not a darray_dist_t", d,
                          (int)dist[d]);
     nmp += dist[d] == DARRAY_DIST_MULTIPARTITION;
@@ -174,19 +169,32 @@ int darray_set_distribution(darray_t a, const darray_dist_t dist[],
     bool takes_arg = dist[d] == DARRAY_DIST_BLOCK ||
                      dist[d] == DARRAY_DIST_CYCLIC;
     if (takes_arg && k != DARRAY_DEFAULT_ARG && k < 1)
-      return darray__err(a->errmsg, DARRAY_EDIST,
+      return darray__err(msg, DARRAY_EDIST,
                          "dargs[%d] = %lld: a block size must be >= 1 or "
                          "DARRAY_DEFAULT_ARG", d, (long long)k);
   }
   if (nmp != 0 && nmp != 3)
-    return darray__err(a->errmsg, DARRAY_EDIST,
+    return darray__err(msg, DARRAY_EDIST,
                        "dist: MULTIPARTITION must be given on exactly three "
                        "dimensions (given on %d)", nmp);
-  for (int d = 0; d < a->ndims && nmp > 0; d++)
+  for (int d = 0; d < ndims && nmp > 0; d++)
     if (dist[d] != DARRAY_DIST_MULTIPARTITION && dist[d] != DARRAY_DIST_NONE)
-      return darray__err(a->errmsg, DARRAY_EDIST,
+      return darray__err(msg, DARRAY_EDIST,
                          "dist[%d]: with MULTIPARTITION every other "
                          "dimension must be DARRAY_DIST_NONE", d);
+  return DARRAY_SUCCESS;
+}
+
+int darray_set_distribution(darray_t a, const darray_dist_t dist[],
+                            const int64_t dargs[]) {
+  int rc = check_mutable(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (dist == NULL)
+    return darray__err(a->errmsg, DARRAY_ENULL, "dist is NULL");
+  rc = darray__check_distribution(a->ndims, dist, dargs, a->errmsg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   for (int d = 0; d < a->ndims; d++) {
     a->dist[d] = dist[d];
     a->dargs[d] = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;

@@ -104,6 +104,20 @@ static int resolve_file(darray_t a) {
   return DARRAY_SUCCESS;
 }
 
+int darray__desc_strides(struct darray_s *a) { return resolve_file(a); }
+
+int darray__desc_resolve(struct darray_s *a) {
+  bool mp = false;
+  for (int d = 0; d < a->ndims; d++)
+    mp |= a->dist[d] == DARRAY_DIST_MULTIPARTITION;
+  int rc = mp ? resolve_multipartition(a) : resolve_grid(a);
+  if (rc == DARRAY_SUCCESS && !mp)
+    rc = resolve_blocks(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = resolve_file(a);
+  return rc;
+}
+
 static int resolve_local(darray_t a) {
   int rc = darray__dist_sections(a, a->rank, &a->sec, &a->nsec);
   if (rc != DARRAY_SUCCESS)
@@ -160,11 +174,7 @@ int darray_commit(darray_t a) {
     mp |= a->dist[d] == DARRAY_DIST_MULTIPARTITION;
   int save_psizes[DARRAY_MAX_DIMS];
   memcpy(save_psizes, a->psizes, sizeof save_psizes);
-  rc = mp ? resolve_multipartition(a) : resolve_grid(a);
-  if (rc == DARRAY_SUCCESS && !mp)
-    rc = resolve_blocks(a);
-  if (rc == DARRAY_SUCCESS)
-    rc = resolve_file(a);
+  rc = darray__desc_resolve(a);
   if (rc == DARRAY_SUCCESS)
     rc = resolve_local(a);
   int bad = -1;

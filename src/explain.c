@@ -73,7 +73,8 @@ static int process_table(const xfer_t *x, FILE *out, bool *conforming) {
     darray__layout_summary(a, sec, nsec, &s);
     free(sec);
     int64_t holes = s.hi - s.lo - s.bytes;
-    *conforming &= s.nruns <= (nsec > 0 ? nsec : 1) || holes == 0;
+    layout_rank_t numbers = {s.lo, s.hi, s.nruns, s.bytes};
+    *conforming &= darray__layout_conforms(&numbers, nsec);
     if (a->nprocs > 16 && r >= 8 && r < a->nprocs - 2) {
       if (r == 8)
         fprintf(out, "  %5s\n", "...");

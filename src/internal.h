@@ -547,4 +547,49 @@ DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
 DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
 
+/* ------------------------------------------------------------------------ */
+/* access analysis (layout/layout_analysis.c): the verdicts the planner,     */
+/* darray_explain and the storage advisor share                              */
+
+/* One rank's access in numbers: its file extent [lo, hi) (lo == hi when it
+ * accesses nothing), its runs (touching ones counted apart) and bytes. */
+typedef struct layout_rank {
+  int64_t lo, hi;
+  int64_t nruns;
+  int64_t bytes;
+} layout_rank_t;
+
+/* Whether the file extents of the ranks rr[0..n) overlap: some rank's data
+ * lies between another rank's first and last byte. Sorts rr by lo. */
+DARRAY_HIDDEN bool darray__layout_interleave(layout_rank_t *rr, int n);
+
+/* Whether one rank's access of nsec cells conforms to the storage order:
+ * its data is one stretch per cell (nruns <= nsec, counting an empty
+ * access as one cell) or there is no hole between its runs. */
+DARRAY_HIDDEN bool darray__layout_conforms(const layout_rank_t *r, int nsec);
+
+/* ------------------------------------------------------------------------ */
+/* descriptions (darray.c, darray_commit.c), also checked and resolved for  */
+/* arrays that exist only on paper (the storage advisor, advise.c)           */
+
+/* ndims, gsizes and the element count (DARRAY_ENDIMS, DARRAY_ENULL,
+ * DARRAY_ESIZE) and the type (DARRAY_ETYPE); message into msg. */
+DARRAY_HIDDEN int darray__check_shape(int ndims, const int64_t gsizes[],
+                                      darray_type_t type, char *msg);
+/* A distribution as darray_set_distribution() takes it (dargs may be
+ * NULL); DARRAY_EDIST with a message naming the entry. */
+DARRAY_HIDDEN int darray__check_distribution(int ndims,
+                                             const darray_dist_t dist[],
+                                             const int64_t dargs[],
+                                             char *msg);
+/* What darray_commit derives from the description fields (ndims, gsizes,
+ * esize, dist, dargs, psizes, perm, nprocs): the grid (MPI_Dims_create
+ * fills zero entries, so MPI must be initialized then), q, the effective
+ * block sizes and the file strides. Messages go to a->errmsg. Calling it
+ * again on its own result changes nothing. */
+DARRAY_HIDDEN int darray__desc_resolve(struct darray_s *a);
+/* The file strides alone, from esize, gsizes and perm (DARRAY_ESIZE when
+ * the array's bytes overflow). */
+DARRAY_HIDDEN int darray__desc_strides(struct darray_s *a);
+
 #endif /* DARRAYIO_INTERNAL_H */

@@ -26,16 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef struct rank_runs {
-  int64_t lo, hi;   /* extent of the rank's runs */
-  int64_t nruns;    /* runs, before touching ones merge */
-  int64_t bytes;    /* data bytes */
-} rank_runs_t;
-
-static int cmp_lo(const void *p, const void *q) {
-  const rank_runs_t *a = p, *b = q;
-  return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
+/* extent, runs (before touching ones merge) and bytes of a rank */
+typedef layout_rank_t rank_runs_t;
 
 /* The extent, run count and bytes of every process's runs. */
 static int all_runs(const xfer_t *x, rank_runs_t *rr) {
@@ -50,22 +42,6 @@ static int all_runs(const xfer_t *x, rank_runs_t *rr) {
     free(sec);
   }
   return DARRAY_SUCCESS;
-}
-
-/* Whether the extents of the processes' runs overlap (sorts rr). */
-static bool extents_interleave(rank_runs_t *rr, int n) {
-  qsort(rr, (size_t)n, sizeof *rr, cmp_lo);
-  bool inter = false;
-  int64_t hi = 0;
-  bool any = false;
-  for (int i = 0; i < n; i++) {
-    if (rr[i].hi <= rr[i].lo)
-      continue;
-    inter |= any && rr[i].lo < hi;
-    hi = any && hi > rr[i].hi ? hi : rr[i].hi;
-    any = true;
-  }
-  return inter;
 }
 
 /*
@@ -148,7 +124,7 @@ static int plan(const xfer_t *x, decision_t *d) {
        r++)
     sieve = sieve_pays(x, &rr[r]);
   bool inter = rc == DARRAY_SUCCESS && a->nprocs > 1 &&
-               extents_interleave(rr, a->nprocs);
+               darray__layout_interleave(rr, a->nprocs);
   free(rr);
   if (rc != DARRAY_SUCCESS)
     return rc;

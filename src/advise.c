@@ -1,0 +1,636 @@
+/*
+ * advise.c - the storage advisor: which storage order suits the programs
+ * that will read a dataset.
+ *
+ * Each consumer's array is described on paper (a struct darray_s with the
+ * consumer's process count and no communicator), resolved as darray_commit
+ * resolves a real one, and judged under every candidate order with the
+ * planner's own analysis (layout_analysis.c): the sections of every rank,
+ * their runs and extents in closed form, the interleave test and the
+ * conformance test. Nothing is communicated and nothing grows with the
+ * number of elements.
+ */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every permutation is a candidate up to this many dimensions (720). */
+#define ADVISE_ALL_ORDERS_MAX_DIMS 6
+/* Candidates listed by the report. */
+#define ADVISE_SHOWN 24
+
+/* One consumer's array, on paper, and room for its ranks' numbers. */
+typedef struct consumer {
+  struct darray_s a;
+  layout_rank_t *rr; /* a.nprocs entries */
+} consumer_t;
+
+typedef struct advisor {
+  int ndims;
+  int n;
+  const darray_consumer_t *c;
+  consumer_t *cs;
+  double total; /* weight of all consumers */
+} advisor_t;
+
+/* The numbers that rank candidates. */
+typedef struct score {
+  double conf, coll, runs;
+  int idx; /* place in the candidate list: earlier wins ties */
+  int perm[DARRAY_MAX_DIMS];
+} score_t;
+
+static const char *cname(const darray_consumer_t *c) {
+  return c->name != NULL ? c->name : "";
+}
+
+/* The consumer's name, or "#i" when it has none. */
+static const char *label(const darray_consumer_t *c, int i, char *buf,
+                         size_t n) {
+  if (c->name != NULL)
+    return c->name;
+  snprintf(buf, n, "#%d", i);
+  return buf;
+}
+
+/* Prefix a consumer's own message with its place in the argument list. */
+static int consumer_err(char *msg, int rc, int i, const darray_consumer_t *c,
+                        const char *what) {
+  return darray__err(msg, rc, "consumers[%d]%s%s%s: %s", i,
+                     c->name ? " (" : "", cname(c), c->name ? ")" : "", what);
+}
+
+static void advisor_free(advisor_t *adv) {
+  for (int i = 0; adv->cs != NULL && i < adv->n; i++)
+    free(adv->cs[i].rr);
+  free(adv->cs);
+  adv->cs = NULL;
+}
+
+/* Check one consumer and resolve its array as darray_commit would. */
+static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
+                          int64_t esize, char *msg) {
+  const darray_consumer_t *c = &adv->c[i];
+  consumer_t *cs = &adv->cs[i];
+  struct darray_s *a = &cs->a;
+  char what[DARRAY_ERRMSG_LEN];
+  int nd = adv->ndims;
+  if (!isfinite(c->weight) || c->weight < 0) {
+    snprintf(what, sizeof what, "weight = %g: a weight must be finite and "
+                                ">= 0", c->weight);
+    return consumer_err(msg, DARRAY_EINVAL, i, c, what);
+  }
+  if (c->nprocs < 1) {
+    snprintf(what, sizeof what, "nprocs = %d is < 1", c->nprocs);
+    return consumer_err(msg, DARRAY_EGRID, i, c, what);
+  }
+  int64_t dargs[DARRAY_MAX_DIMS] = {0};
+  for (int d = 0; d < nd; d++)
+    dargs[d] = c->dargs[d] == 0 ? DARRAY_DEFAULT_ARG : c->dargs[d];
+  int rc = darray__check_distribution(nd, c->dist, dargs, a->errmsg);
+  if (rc != DARRAY_SUCCESS)
+    return consumer_err(msg, rc, i, c, a->errmsg);
+  for (int d = 0; d < nd; d++)
+    if (c->psizes[d] < 0) {
+      snprintf(what, sizeof what, "psizes[%d] = %d is < 0", d, c->psizes[d]);
+      return consumer_err(msg, DARRAY_EGRID, i, c, what);
+    }
+  a->comm = MPI_COMM_NULL;
+  a->rank = 0;
+  a->nprocs = c->nprocs;
+  a->ndims = nd;
+  a->type = DARRAY_OPAQUE;
+  a->esize = esize;
+  a->file_order = DARRAY_ORDER_PERM;
+  a->mem_order = DARRAY_ORDER_C;
+  for (int d = 0; d < nd; d++) {
+    a->gsizes[d] = gsizes[d];
+    a->dist[d] = c->dist[d];
+    a->dargs[d] = dargs[d];
+    a->psizes[d] = c->psizes[d];
+    a->perm[d] = d;
+  }
+  rc = darray__desc_resolve(a);
+  if (rc != DARRAY_SUCCESS)
+    return consumer_err(msg, rc, i, c, a->errmsg);
+  cs->rr = malloc(sizeof *cs->rr * (size_t)c->nprocs);
+  if (cs->rr == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory for %d processes "
+                                           "of consumers[%d]", c->nprocs, i);
+  return DARRAY_SUCCESS;
+}
+
+/* Check the arguments every advisor call shares and describe the
+ * consumers' arrays. */
+static int advisor_init(advisor_t *adv, int ndims, const int64_t gsizes[],
+                        int64_t esize, int nconsumers,
+                        const darray_consumer_t consumers[], char *msg) {
+  *adv = (advisor_t){ndims, nconsumers, consumers, NULL, 0};
+  int rc = darray__check_shape(ndims, gsizes, DARRAY_OPAQUE, msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (esize < 1)
+    return darray__err(msg, DARRAY_ETYPE, "esize = %lld is < 1",
+                       (long long)esize);
+  int64_t bytes = esize;
+  for (int d = 0; d < ndims; d++)
+    if (!darray__mul_ok(bytes, gsizes[d], &bytes))
+      return darray__err(msg, DARRAY_ESIZE, "gsizes and esize: the array's "
+                                            "size in bytes overflows 64 bits");
+  if (nconsumers < 1)
+    return darray__err(msg, DARRAY_EINVAL, "nconsumers = %d is < 1",
+                       nconsumers);
+  if (consumers == NULL)
+    return darray__err(msg, DARRAY_ENULL, "consumers is NULL");
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin)
+    return darray__err(msg, DARRAY_EMPI,
+                       "MPI is not initialized: the advisor completes "
+                       "process grids with MPI_Dims_create");
+  adv->cs = calloc((size_t)nconsumers, sizeof *adv->cs);
+  if (adv->cs == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  for (int i = 0; i < nconsumers; i++) {
+    rc = consumer_setup(adv, i, gsizes, esize, msg);
+    if (rc != DARRAY_SUCCESS) {
+      advisor_free(adv);
+      return rc;
+    }
+    adv->total += consumers[i].weight;
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* One consumer's verdict and numbers under storage order perm. */
+static int judge(consumer_t *cs, const int perm[],
+                 darray_consumer_verdict_t *v) {
+  struct darray_s *a = &cs->a;
+  memcpy(a->perm, perm, sizeof(int) * (size_t)a->ndims);
+  int rc = darray__desc_strides(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  memset(v, 0, sizeof *v);
+  memcpy(v->psizes, a->psizes, sizeof(int) * (size_t)a->ndims);
+  for (int r = 0; r < a->nprocs; r++) {
+    section_t *sec;
+    int nsec;
+    rc = darray__dist_sections(a, r, &sec, &nsec);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    layout_summary_t s;
+    darray__layout_summary(a, sec, nsec, &s);
+    free(sec);
+    layout_rank_t *x = &cs->rr[r];
+    *x = (layout_rank_t){s.lo, s.hi, s.nruns, s.bytes};
+    v->nonconforming += !darray__layout_conforms(x, nsec);
+    v->total_runs += s.nruns;
+    if (s.nruns > v->max_runs)
+      v->max_runs = s.nruns;
+    if (s.nruns > 0 && (v->min_run == 0 || s.min_run < v->min_run))
+      v->min_run = s.min_run;
+    if (s.max_run > v->max_run)
+      v->max_run = s.max_run;
+  }
+  /* as the planner: one process never interleaves with itself */
+  bool inter = a->nprocs > 1 && darray__layout_interleave(cs->rr, a->nprocs);
+  v->verdict = inter ? DARRAY_VERDICT_INTERLEAVED
+               : v->nonconforming == 0 ? DARRAY_VERDICT_CONFORMING
+                                       : DARRAY_VERDICT_FRAGMENTED;
+  return DARRAY_SUCCESS;
+}
+
+/* Every consumer under perm: verdicts into v (n entries) and the score. */
+static int evaluate(advisor_t *adv, const int perm[], int idx,
+                    darray_consumer_verdict_t *v, score_t *sc) {
+  *sc = (score_t){0, 0, 0, idx, {0}};
+  memcpy(sc->perm, perm, sizeof(int) * (size_t)adv->ndims);
+  for (int i = 0; i < adv->n; i++) {
+    int rc = judge(&adv->cs[i], perm, &v[i]);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    double w = adv->c[i].weight;
+    if (v[i].verdict == DARRAY_VERDICT_CONFORMING)
+      sc->conf += w;
+    if (v[i].verdict == DARRAY_VERDICT_INTERLEAVED)
+      sc->coll += w;
+    sc->runs += w * (double)v[i].total_runs;
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* -1 if x < y, 1 if x > y, 0 if they agree within a relative tolerance. */
+static int cmp_tol(double x, double y, double scale) {
+  double tol = 1e-9 * scale;
+  return x < y - tol ? -1 : x > y + tol;
+}
+
+/* Whether candidate x ranks before candidate y. */
+static bool better(const score_t *x, const score_t *y, double total) {
+  double wscale = total > 0 ? total : 1;
+  int c = cmp_tol(x->conf, y->conf, wscale);
+  if (c != 0)
+    return c > 0;
+  c = cmp_tol(x->coll, y->coll, wscale);
+  if (c != 0)
+    return c < 0;
+  double rscale = x->runs > y->runs ? x->runs : y->runs;
+  c = cmp_tol(x->runs, y->runs, rscale > 0 ? rscale : 1);
+  if (c != 0)
+    return c < 0;
+  return x->idx < y->idx;
+}
+
+/* ------------------------------------------------------------------------ */
+/* candidates                                                               */
+
+/* Next permutation of p[0..n) in lexicographic order; false after the
+ * last. */
+static bool next_perm(int *p, int n) {
+  int i = n - 2;
+  while (i >= 0 && p[i] >= p[i + 1])
+    i--;
+  if (i < 0)
+    return false;
+  int j = n - 1;
+  while (p[j] <= p[i])
+    j--;
+  int t = p[i];
+  p[i] = p[j];
+  p[j] = t;
+  for (int l = i + 1, r = n - 1; l < r; l++, r--)
+    t = p[l], p[l] = p[r], p[r] = t;
+  return true;
+}
+
+static bool same_perm(const int *p, const int *q, int n) {
+  return memcmp(p, q, sizeof(int) * (size_t)n) == 0;
+}
+
+/* A storage order, slowest dimension first. */
+typedef int order_t[DARRAY_MAX_DIMS];
+
+/* The candidate orders, in tie-breaking order: C, Fortran, then
+ * lexicographic. Returns a malloc'ed array of *count orders, or NULL when
+ * out of memory. */
+static order_t *candidates(const advisor_t *adv, int *count, bool *all) {
+  int nd = adv->ndims;
+  int free_dims[DARRAY_MAX_DIMS], nfree = 0, tail[DARRAY_MAX_DIMS], ntail = 0;
+  *all = nd <= ADVISE_ALL_ORDERS_MAX_DIMS;
+  for (int d = 0; d < nd; d++) {
+    bool split = *all;
+    for (int i = 0; i < adv->n && !split; i++)
+      split = adv->cs[i].a.psizes[d] > 1;
+    if (split)
+      free_dims[nfree++] = d;
+    else
+      tail[ntail++] = d;
+  }
+  int64_t n = 1;
+  for (int k = 2; k <= nfree; k++)
+    n *= k;
+  order_t *list = malloc(sizeof *list * (size_t)(n + 2));
+  if (list == NULL)
+    return NULL;
+  order_t c = {0}, f = {0};
+  for (int d = 0; d < nd; d++)
+    c[d] = d, f[d] = nd - 1 - d;
+  int m = 0;
+  memcpy(list[m++], c, sizeof c);
+  if (nd > 1)
+    memcpy(list[m++], f, sizeof f);
+  order_t p = {0};
+  memcpy(p, free_dims, sizeof(int) * (size_t)nfree);
+  memcpy(p + nfree, tail, sizeof(int) * (size_t)ntail);
+  do {
+    if (!same_perm(p, c, nd) && !same_perm(p, f, nd))
+      memcpy(list[m++], p, sizeof p);
+  } while (next_perm(p, nfree));
+  *count = m;
+  return list;
+}
+
+/* The best candidates so far, best first, with each consumer's verdict
+ * letter (report only). */
+typedef struct ranking {
+  int cap, len, n;
+  score_t *sc;
+  char *letters; /* cap * n */
+} ranking_t;
+
+static const char verdict_letter[] = {'C', 'F', 'I'};
+
+static void rank_insert(ranking_t *rk, const score_t *sc,
+                        const darray_consumer_verdict_t *v, double total) {
+  int pos = rk->len;
+  while (pos > 0 && better(sc, &rk->sc[pos - 1], total))
+    pos--;
+  if (pos >= rk->cap)
+    return;
+  int last = rk->len < rk->cap ? rk->len : rk->cap - 1;
+  for (int k = last; k > pos; k--) {
+    rk->sc[k] = rk->sc[k - 1];
+    memcpy(rk->letters + (size_t)k * (size_t)rk->n,
+           rk->letters + (size_t)(k - 1) * (size_t)rk->n, (size_t)rk->n);
+  }
+  rk->sc[pos] = *sc;
+  for (int i = 0; i < rk->n; i++)
+    rk->letters[(size_t)pos * (size_t)rk->n + (size_t)i] =
+        verdict_letter[v[i].verdict];
+  if (rk->len < rk->cap)
+    rk->len++;
+}
+
+/* Evaluate every candidate: the best into *best and best_v (n entries),
+ * and, when rk is not NULL, the leaders into rk. */
+static int search(advisor_t *adv, score_t *best,
+                  darray_consumer_verdict_t *best_v, int *ncand, bool *all,
+                  ranking_t *rk, char *msg) {
+  int count = 0;
+  order_t *list = candidates(adv, &count, all);
+  darray_consumer_verdict_t *v = malloc(sizeof *v * (size_t)adv->n);
+  int rc = list == NULL || v == NULL ? DARRAY_ENOMEM : DARRAY_SUCCESS;
+  for (int k = 0; rc == DARRAY_SUCCESS && k < count; k++) {
+    score_t sc;
+    rc = evaluate(adv, list[k], k, v, &sc);
+    if (rc != DARRAY_SUCCESS)
+      break;
+    if (k == 0 || better(&sc, best, adv->total)) {
+      *best = sc;
+      memcpy(best_v, v, sizeof *v * (size_t)adv->n);
+    }
+    if (rk != NULL)
+      rank_insert(rk, &sc, v, adv->total);
+  }
+  free(list);
+  free(v);
+  *ncand = count;
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(msg, rc, "out of memory while evaluating storage "
+                                "orders");
+  return DARRAY_SUCCESS;
+}
+
+static void fill_advice(const advisor_t *adv, const score_t *sc, int ncand,
+                        bool all, darray_advice_t *advice) {
+  memset(advice, 0, sizeof *advice);
+  memcpy(advice->perm, sc->perm, sizeof(int) * (size_t)adv->ndims);
+  advice->conforming_weight = sc->conf;
+  advice->collective_weight = sc->coll;
+  advice->total_weight = adv->total;
+  advice->weighted_runs = sc->runs;
+  advice->ncandidates = ncand;
+  advice->all_orders = all;
+}
+
+int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
+                          int nconsumers, const darray_consumer_t consumers[],
+                          darray_advice_t *advice,
+                          darray_consumer_verdict_t verdicts[]) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (advice == NULL)
+    return darray__err(msg, DARRAY_ENULL, "advice is NULL");
+  advisor_t adv;
+  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
+                        msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  darray_consumer_verdict_t *best_v =
+      malloc(sizeof *best_v * (size_t)nconsumers);
+  if (best_v == NULL) {
+    advisor_free(&adv);
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  }
+  score_t best;
+  int ncand;
+  bool all;
+  rc = search(&adv, &best, best_v, &ncand, &all, NULL, msg);
+  if (rc == DARRAY_SUCCESS) {
+    fill_advice(&adv, &best, ncand, all, advice);
+    if (verdicts != NULL)
+      memcpy(verdicts, best_v, sizeof *best_v * (size_t)nconsumers);
+  }
+  free(best_v);
+  advisor_free(&adv);
+  return rc;
+}
+
+int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
+                        int nconsumers, const darray_consumer_t consumers[],
+                        const int perm[], darray_advice_t *advice,
+                        darray_consumer_verdict_t verdicts[]) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (advice == NULL || perm == NULL)
+    return darray__err(msg, DARRAY_ENULL, "%s is NULL",
+                       advice == NULL ? "advice" : "perm");
+  advisor_t adv;
+  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
+                        msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  bool seen[DARRAY_MAX_DIMS] = {false};
+  for (int i = 0; i < ndims; i++) {
+    if (perm[i] < 0 || perm[i] >= ndims || seen[perm[i]]) {
+      advisor_free(&adv);
+      return darray__err(msg, DARRAY_EORDER,
+                         "perm is not a permutation of 0..%d (perm[%d] = %d)",
+                         ndims - 1, i, perm[i]);
+    }
+    seen[perm[i]] = true;
+  }
+  darray_consumer_verdict_t *v = malloc(sizeof *v * (size_t)nconsumers);
+  score_t sc;
+  rc = v == NULL ? DARRAY_ENOMEM : evaluate(&adv, perm, 0, v, &sc);
+  if (rc == DARRAY_SUCCESS) {
+    fill_advice(&adv, &sc, 1, false, advice);
+    if (verdicts != NULL)
+      memcpy(verdicts, v, sizeof *v * (size_t)nconsumers);
+  } else {
+    darray__err(msg, rc, "out of memory");
+  }
+  free(v);
+  advisor_free(&adv);
+  return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the report                                                               */
+
+static const char *const verdict_name[] = {"conforming", "fragmented",
+                                           "interleaved"};
+static const char *const verdict_io[] = {
+    "independent, one run per cell", "independent (sieve or direct runs)",
+    "two-phase collective"};
+
+static const char *human(int64_t b, char *buf, size_t n) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = (double)b;
+  int u = 0;
+  while (v >= 1024 && u < 6)
+    v /= 1024, u++;
+  snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+  return buf;
+}
+
+/* "0 1 2" plus " (C)" or " (Fortran)". */
+static const char *perm_text(const int *p, int nd, char *buf, size_t n) {
+  size_t k = 0;
+  bool c = true, f = true;
+  for (int i = 0; i < nd; i++) {
+    k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? " " : "", p[i]);
+    c &= p[i] == i;
+    f &= p[i] == nd - 1 - i;
+  }
+  snprintf(buf + k, n - k, "%s", c ? " (C)" : f ? " (Fortran)" : "");
+  return buf;
+}
+
+static void dist_text(const struct darray_s *a, char *buf, size_t n) {
+  size_t k = 0;
+  for (int d = 0; d < a->ndims && k < n; d++) {
+    const char *sep = d ? " x " : "";
+    switch (a->dist[d]) {
+    case DARRAY_DIST_NONE:
+      k += (size_t)snprintf(buf + k, n - k, "%s*", sep);
+      break;
+    case DARRAY_DIST_BLOCK:
+    case DARRAY_DIST_CYCLIC:
+      k += (size_t)snprintf(buf + k, n - k, "%s%s(%" PRId64 ")", sep,
+                            a->dist[d] == DARRAY_DIST_BLOCK ? "BLOCK"
+                                                            : "CYCLIC",
+                            a->block[d]);
+      break;
+    default:
+      k += (size_t)snprintf(buf + k, n - k, "%sMP", sep);
+      break;
+    }
+  }
+}
+
+static void grid_text(const int *psizes, int nd, char *buf, size_t n) {
+  size_t k = 0;
+  for (int d = 0; d < nd && k < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "x" : "", psizes[d]);
+}
+
+static void print_header(const advisor_t *adv, const int64_t gsizes[],
+                         int64_t esize, FILE *out) {
+  char h[32];
+  int64_t bytes = esize;
+  for (int d = 0; d < adv->ndims; d++)
+    bytes *= gsizes[d];
+  fprintf(out, "darrayio storage advisor: %d-D array ", adv->ndims);
+  for (int d = 0; d < adv->ndims; d++)
+    fprintf(out, "%s%" PRId64, d ? " x " : "", gsizes[d]);
+  fprintf(out, " of %" PRId64 "-byte elements (%s), %d consumer%s, total "
+               "weight %g\n",
+          esize, human(bytes, h, sizeof h), adv->n, adv->n == 1 ? "" : "s",
+          adv->total);
+  fprintf(out, "  %3s  %-16s %8s %6s  %-16s %s\n", "#", "consumer", "weight",
+          "procs", "grid", "distribution");
+  for (int i = 0; i < adv->n; i++) {
+    char grid[96], dist[160], name[32];
+    grid_text(adv->cs[i].a.psizes, adv->ndims, grid, sizeof grid);
+    dist_text(&adv->cs[i].a, dist, sizeof dist);
+    fprintf(out, "  %3d  %-16s %8g %6d  %-16s %s\n", i,
+            label(&adv->c[i], i, name, sizeof name),
+            adv->c[i].weight, adv->c[i].nprocs, grid, dist);
+  }
+}
+
+static void print_ranking(const advisor_t *adv, const ranking_t *rk,
+                          int ncand, bool all, FILE *out) {
+  fprintf(out, "  candidate storage orders, slowest dimension first, best "
+               "first\n  (verdicts, one letter per consumer in the order "
+               "above: C conforming, F fragmented, I interleaved)\n");
+  fprintf(out, "  %4s  %-28s %12s %12s %14s  %s\n", "rank", "order",
+          "conforming", "collective", "weighted runs", "verdicts");
+  for (int k = 0; k < rk->len; k++) {
+    char p[64];
+    const score_t *s = &rk->sc[k];
+    fprintf(out, "  %4d  %-28s %12g %12g %14.6g  %.*s\n", k + 1,
+            perm_text(s->perm, adv->ndims, p, sizeof p), s->conf, s->coll,
+            s->runs, adv->n, rk->letters + (size_t)k * (size_t)adv->n);
+  }
+  if (ncand > rk->len)
+    fprintf(out, "  ... %d more candidates not shown\n", ncand - rk->len);
+  if (!all)
+    fprintf(out, "  (%d dimensions: dimensions no consumer distributes stay "
+                 "fastest; C and Fortran order are candidates too)\n",
+            adv->ndims);
+}
+
+static void print_verdicts(const advisor_t *adv, const score_t *best,
+                           const darray_consumer_verdict_t *v, FILE *out) {
+  char p[64];
+  double tw = adv->total > 0 ? adv->total : 1;
+  fprintf(out, "  recommended storage order: %s\n",
+          perm_text(best->perm, adv->ndims, p, sizeof p));
+  fprintf(out, "    conforming weight %g of %g (%.1f%%), collective weight "
+               "%g (%.1f%%)\n",
+          best->conf, adv->total, 100 * best->conf / tw, best->coll,
+          100 * best->coll / tw);
+  fprintf(out, "  %-16s %8s  %-12s %12s %14s  %-23s  %s\n", "consumer",
+          "weight", "verdict", "runs/proc", "runs in all", "run length",
+          "I/O");
+  for (int i = 0; i < adv->n; i++) {
+    char lo[32], hi[32], len[48], name[32];
+    snprintf(len, sizeof len, "%s .. %s", human(v[i].min_run, lo, sizeof lo),
+             human(v[i].max_run, hi, sizeof hi));
+    fprintf(out, "  %-16s %8g  %-12s %12" PRId64 " %14" PRId64 "  %-23s  %s\n",
+            label(&adv->c[i], i, name, sizeof name), adv->c[i].weight,
+            verdict_name[v[i].verdict],
+            v[i].max_runs, v[i].total_runs, len, verdict_io[v[i].verdict]);
+  }
+  int ncoll = 0;
+  for (int i = 0; i < adv->n; i++)
+    if (v[i].verdict == DARRAY_VERDICT_INTERLEAVED) {
+      char name[32];
+      fprintf(out, "%s %s (weight %g)",
+              ncoll++ ? "," : "  need collective I/O:",
+              label(&adv->c[i], i, name, sizeof name), adv->c[i].weight);
+    }
+  fputs(ncoll ? "\n" : "  no consumer needs collective I/O\n", out);
+}
+
+int darray_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
+                         int nconsumers, const darray_consumer_t consumers[],
+                         FILE *out) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (out == NULL)
+    return darray__err(msg, DARRAY_ENULL, "out is NULL");
+  advisor_t adv;
+  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
+                        msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  ranking_t rk = {ADVISE_SHOWN, 0, nconsumers, NULL, NULL};
+  rk.sc = malloc(sizeof *rk.sc * ADVISE_SHOWN);
+  rk.letters = malloc((size_t)ADVISE_SHOWN * (size_t)nconsumers);
+  darray_consumer_verdict_t *v = malloc(sizeof *v * (size_t)nconsumers);
+  score_t best;
+  int ncand = 0;
+  bool all = false;
+  if (rk.sc == NULL || rk.letters == NULL || v == NULL)
+    rc = darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  else
+    rc = search(&adv, &best, v, &ncand, &all, &rk, msg);
+  if (rc == DARRAY_SUCCESS) {
+    print_header(&adv, gsizes, esize, out);
+    print_ranking(&adv, &rk, ncand, all, out);
+    print_verdicts(&adv, &best, v, out);
+  }
+  free(rk.sc);
+  free(rk.letters);
+  free(v);
+  advisor_free(&adv);
+  return rc;
+}
