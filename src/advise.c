@@ -469,16 +469,6 @@ static const char *const verdict_io[] = {
     "independent, one run per cell", "independent (sieve or direct runs)",
     "two-phase collective"};
 
-static const char *human(int64_t b, char *buf, size_t n) {
-  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = (double)b;
-  int u = 0;
-  while (v >= 1024 && u < 6)
-    v /= 1024, u++;
-  snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-  return buf;
-}
-
 /* "0 1 2" plus " (C)" or " (Fortran)". */
 static const char *perm_text(const int *p, int nd, char *buf, size_t n) {
   size_t k = 0;
@@ -531,8 +521,8 @@ static void print_header(const advisor_t *adv, const int64_t gsizes[],
     fprintf(out, "%s%" PRId64, d ? " x " : "", gsizes[d]);
   fprintf(out, " of %" PRId64 "-byte elements (%s), %d consumer%s, total "
                "weight %g\n",
-          esize, human(bytes, h, sizeof h), adv->n, adv->n == 1 ? "" : "s",
-          adv->total);
+          esize, darray__human_bytes(bytes, h, sizeof h), adv->n,
+          adv->n == 1 ? "" : "s", adv->total);
   fprintf(out, "  %3s  %-16s %8s %6s  %-16s %s\n", "#", "consumer", "weight",
           "procs", "grid", "distribution");
   for (int i = 0; i < adv->n; i++) {
@@ -582,8 +572,9 @@ static void print_verdicts(const advisor_t *adv, const score_t *best,
           "I/O");
   for (int i = 0; i < adv->n; i++) {
     char lo[32], hi[32], len[48], name[32];
-    snprintf(len, sizeof len, "%s .. %s", human(v[i].min_run, lo, sizeof lo),
-             human(v[i].max_run, hi, sizeof hi));
+    snprintf(len, sizeof len, "%s .. %s",
+             darray__human_bytes(v[i].min_run, lo, sizeof lo),
+             darray__human_bytes(v[i].max_run, hi, sizeof hi));
     fprintf(out, "  %-16s %8g  %-12s %12" PRId64 " %14" PRId64 "  %-23s  %s\n",
             label(&adv->c[i], i, name, sizeof name), adv->c[i].weight,
             verdict_name[v[i].verdict],

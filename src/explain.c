@@ -20,12 +20,11 @@ static const char *dist_name(darray_dist_t d) {
   }
 }
 
-/* Human-readable bytes into buf. */
-static const char *human(int64_t b, char *buf, size_t n) {
-  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+const char *darray__human_bytes(int64_t b, char *buf, size_t n) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double v = (double)b;
   int u = 0;
-  while (v >= 1024 && u < 4)
+  while (v >= 1024 && u < 6)
     v /= 1024, u++;
   snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
   return buf;
@@ -39,7 +38,7 @@ static void describe_array(const struct darray_s *a, bool write, FILE *out) {
     fprintf(out, "%s%" PRId64, d ? " x " : "", a->gsizes[d]);
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
   fprintf(out, " (%s) at file offset %" PRId64 "\n",
-          human(total, h, sizeof h), a->disp);
+          darray__human_bytes(total, h, sizeof h), a->disp);
   fprintf(out, "  distribution:");
   for (int d = 0; d < a->ndims; d++) {
     fprintf(out, "%s %s", d ? " x" : "", dist_name(a->dist[d]));
@@ -84,8 +83,9 @@ static int process_table(const xfer_t *x, FILE *out, bool *conforming) {
     snprintf(ext, sizeof ext, "[%" PRId64 ", %" PRId64 ")", s.lo, s.hi);
     fprintf(out, "  %5d %10" PRId64 " %12s %26s %12s  %" PRId64 "/%" PRId64
                  "/%" PRId64 " B\n",
-            r, s.nruns, human(s.bytes, h1, sizeof h1),
-            s.nruns ? ext : "(nothing)", human(holes, h2, sizeof h2),
+            r, s.nruns, darray__human_bytes(s.bytes, h1, sizeof h1),
+            s.nruns ? ext : "(nothing)",
+            darray__human_bytes(holes, h2, sizeof h2),
             s.min_run, s.nruns ? s.bytes / s.nruns : 0, s.max_run);
   }
   return DARRAY_SUCCESS;

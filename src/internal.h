@@ -546,6 +546,8 @@ DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
 /* Checked 64-bit arithmetic: return false on overflow. */
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
 DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
+/* Bytes for people ("1.5 MiB") into buf; returns buf (explain.c). */
+DARRAY_HIDDEN const char *darray__human_bytes(int64_t b, char *buf, size_t n);
 
 /* ------------------------------------------------------------------------ */
 /* access analysis (layout/layout_analysis.c): the verdicts the planner,     */
