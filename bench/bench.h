@@ -4,7 +4,7 @@
  *   darrayio-bench.c  main: options, the loop over methods, runs and phases
  *   bench_options.c   command-line parsing
  *   bench_pattern.c   the access patterns: boxes, darrayio descriptions,
- *                     MPI-IO views
+ *                     MPI-IO views, the steps of the slab sweep
  *   bench_data.c      closed-form values, fill/check, contiguous runs,
  *                     checking a file on disk
  *   bench_methods.c   the methods: darrayio strategies, MPI-IO levels,
@@ -43,6 +43,7 @@ typedef struct options {
   int do_write, do_read;
   int runs;
   int cold, explain;
+  int64_t slab; /* slabs: planes per call (0: the default) */
   const char *dir, *methods, *hints, *plot;
 } options_t;
 
@@ -58,18 +59,40 @@ typedef struct box {
   int64_t foff, moff;
 } box_t;
 
-/* An access pattern as this rank sees it, for every method. */
+/*
+ * An access pattern as this rank sees it, for every method.
+ *
+ * Each dump is moved in nsteps calls: one for every pattern but slabs,
+ * which sweeps each rank's block in slabs of `slab` planes of the slowest
+ * dimension, one call per slab (nsteps: the most slabs any rank has; a
+ * rank out of slabs takes part with an empty section). bench_pattern_step()
+ * points box, the section and the stretches at one step.
+ */
 typedef struct pattern {
-  char name[16], label[96]; /* label: sizes and grid, for the table */
-  int esize;                /* 4 (int32) or 8 (double) */
-  int ndumps;               /* arrays appended to the file (BTIO dumps) */
-  int64_t dump_elems;       /* elements of one dump, all ranks */
+  char name[16], label[128]; /* label: sizes and grid, for the table */
+  int esize;                 /* 4 (int32) or 8 (double) */
+  int ndumps;                /* arrays appended to the file (BTIO dumps) */
+  int64_t dump_elems;        /* elements of one dump, all ranks */
   int nd, nbox;
-  box_t *box;
+  box_t *box;          /* this rank's elements (of the current step) */
   int64_t buf_elems;   /* local buffer, ghosts and padding included */
   int64_t local_elems; /* elements this rank owns per dump */
   darray_t darr;       /* the darrayio description */
   MPI_Datatype etype, ftype, mtype; /* MPI-IO view, as the programs do */
+  /* steps (slabs) */
+  int nsteps;
+  int64_t slab;           /* planes per slab; 0 for the other patterns */
+  int64_t gsize[3];       /* slabs: the global array */
+  int64_t gstart[3];      /* block arrays: this rank's block's first index */
+  int grid0;              /* slabs: processes along the slowest dimension */
+  box_t block;            /* slabs: this rank's whole block */
+  int64_t start[3], count[3]; /* slabs: this rank's section of the step */
+  /* The elements of the current step, all ranks together, as file-order
+   * stretches [str_lo[i], str_hi[i]) of a dump (for the reference and the
+   * conforming split): one stretch, the whole dump, but for slabs. */
+  int nstr;
+  int64_t *str_lo, *str_hi;
+  int64_t step_elems, step_max; /* their sum; the largest over steps */
 } pattern_t;
 
 /* Counters of one phase, summed (or maxed) over ranks. */
@@ -84,30 +107,35 @@ typedef struct mstate {
   const struct method *m;
   char path[4096];
   void *buf;          /* pattern buffer, or this rank's file-order stretch */
-  int64_t lo, hi;     /* stretch methods: this rank's elements of a dump */
+  int64_t lo, hi;     /* stretch methods: this rank's share [lo, hi) of
+                         the step's stretches laid end to end */
   int fd;             /* POSIX methods */
   MPI_File fh;        /* MPI-IO methods */
   darray_file_t df;   /* darrayio methods */
   int64_t calls;      /* I/O calls made in the current phase (this rank) */
   char why[256];      /* why the method is unavailable or failed */
+  int explain;        /* --explain: this phase of darrayio-auto is shown */
+  int xfrom;          /* slabs --explain: first step of the strategy xs */
+  char xs[16];
 } mstate_t;
 
 typedef struct bench {
   options_t o;
   pattern_t p;
   int rank, nprocs, cold;
-  int explained[2]; /* --explain: printed for writes [1] and reads [0] */
+  int explained[2]; /* --explain: shown for writes [1] and reads [0] */
   void *pbuf; /* the pattern buffer, shared by the pattern-layout methods */
 } bench_t;
 
-/* A method. Stretch methods move a file-order stretch of each dump instead
+/* A method. Stretch methods move a file-order stretch of each step instead
  * of the pattern's buffer: the reference (rank 0 alone) and the conforming
- * split (one contiguous stretch per rank). */
+ * split (one contiguous stretch per rank). xfer moves one step of a dump
+ * (bench_pattern_step() has set it up). */
 typedef struct method {
   const char *name;
   int stretch; /* 0: pattern buffer, 1: rank 0 alone, 2: one per rank */
   int (*open)(bench_t *b, mstate_t *s, int write);
-  int (*xfer)(bench_t *b, mstate_t *s, int write, int dump);
+  int (*xfer)(bench_t *b, mstate_t *s, int write, int dump, int step);
   int (*close)(bench_t *b, mstate_t *s);
   void (*stats)(bench_t *b, mstate_t *s, int write, counters_t *c);
 } method_t;
@@ -129,6 +157,7 @@ int bench_parse(int argc, char **argv, options_t *o, int rank);
 
 /* bench_pattern.c */
 int bench_pattern_build(bench_t *b);
+void bench_pattern_step(pattern_t *p, int step);
 void bench_pattern_free(pattern_t *p);
 MPI_Info bench_info(const char *hints);
 
@@ -137,10 +166,12 @@ typedef int (*run_fn)(void *ctx, int64_t foff, int64_t moff, int64_t len);
 void bench_fill(const pattern_t *p, void *buf, int dump, int salt);
 int64_t bench_check(const pattern_t *p, const void *buf, int dump, int salt,
                     int rank);
-void bench_fill_stretch(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
-                        int dump, int salt);
-int64_t bench_check_stretch(const pattern_t *p, const void *buf, int64_t lo,
-                            int64_t hi, int dump, int salt, int rank);
+int bench_pieces(const pattern_t *p, int64_t lo, int64_t hi, run_fn fn,
+                 void *ctx);
+void bench_fill_share(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
+                      int dump, int salt);
+int64_t bench_check_share(const pattern_t *p, const void *buf, int64_t lo,
+                          int64_t hi, int dump, int salt, int rank);
 int bench_runs(const pattern_t *p, run_fn fn, void *ctx);
 int64_t bench_check_file(const bench_t *b, const char *path, int salt);
 

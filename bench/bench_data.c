@@ -117,18 +117,48 @@ int64_t bench_check(const pattern_t *p, const void *buf, int dump, int salt,
 
 /* ---- file-order stretches (reference and conforming methods) ------------ */
 
-void bench_fill_stretch(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
-                        int dump, int salt) {
-  walk_t w = {p, buf, dump * p->dump_elems, salt, 0, 0, row_fill};
-  if (hi > lo)
-    row_fill(&w, lo, 0, hi - lo, 1, 1);
-}
-
-int64_t bench_check_stretch(const pattern_t *p, const void *buf, int64_t lo,
-                            int64_t hi, int dump, int salt, int rank) {
+static int64_t check_stretch(const pattern_t *p, const void *buf, int64_t lo,
+                             int64_t hi, int dump, int salt, int rank) {
   walk_t w = {p, (char *)buf, dump * p->dump_elems, salt, rank, 0, row_check};
   if (hi > lo)
     row_check(&w, lo, 0, hi - lo, 1, 1);
+  return w.bad;
+}
+
+/* The share [lo, hi) of the current step's stretches laid end to end, held
+ * densely in a buffer: fn(ctx, file byte, buffer byte, bytes) for each
+ * piece of it that is contiguous in the file (offsets within a dump). */
+int bench_pieces(const pattern_t *p, int64_t lo, int64_t hi, run_fn fn,
+                 void *ctx) {
+  int64_t at = 0, es = p->esize;
+  int rc = 0;
+  for (int i = 0; i < p->nstr && rc == 0 && at < hi; i++) {
+    int64_t len = p->str_hi[i] - p->str_lo[i];
+    int64_t a = lo > at ? lo : at, e = hi < at + len ? hi : at + len;
+    if (a < e)
+      rc = fn(ctx, (p->str_lo[i] + a - at) * es, (a - lo) * es, (e - a) * es);
+    at += len;
+  }
+  return rc;
+}
+
+static int piece_row(void *ctx, int64_t foff, int64_t moff, int64_t len) {
+  walk_t *w = ctx;
+  int64_t es = w->p->esize;
+  w->row(w, foff / es, moff / es, len / es, 1, 1);
+  return 0;
+}
+
+void bench_fill_share(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
+                      int dump, int salt) {
+  walk_t w = {p, buf, dump * p->dump_elems, salt, 0, 0, row_fill};
+  bench_pieces(p, lo, hi, piece_row, &w);
+}
+
+int64_t bench_check_share(const pattern_t *p, const void *buf, int64_t lo,
+                          int64_t hi, int dump, int salt, int rank) {
+  walk_t w = {p, (char *)buf, dump * p->dump_elems, salt, rank, 0, row_check};
+  bench_pieces(p, lo, hi, piece_row, &w);
   return w.bad;
 }
 
@@ -208,7 +238,7 @@ int64_t bench_check_file(const bench_t *b, const char *path, int salt) {
     if (bench_pread_all(fd, buf, n * p->esize, at * p->esize) != 0)
       bad = 1;
     else
-      bad = bench_check_stretch(p, buf, at, at + n, 0, salt, b->rank);
+      bad = check_stretch(p, buf, at, at + n, 0, salt, b->rank);
   }
   if (fd >= 0)
     close(fd);

@@ -17,11 +17,21 @@
  *
  * A run is contiguous both in the file and in memory (BTIO "simple" writes
  * one x-row per call, which is such a run).
+ *
+ * The slab sweep (pattern slabs) moves each dump in steps, one slab per
+ * rank and step: darrayio by darray_write_section/darray_read_section of
+ * the slab; MPI-IO levels 2 and 3 by a subarray view of the slab, set at
+ * every step, and one call; level 0 by the slab's runs; the reference and
+ * the conforming split by the step's bytes (every rank's slab of the step:
+ * whole planes, one stretch per block of the slowest dimension), rank 0
+ * alone or split evenly, one pwrite/pread per stretch they touch.
  */
 #include "bench.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -61,11 +71,18 @@ static int da_open_with(bench_t *b, mstate_t *s, int write,
     return BENCH_UNAVAILABLE;
   }
   darray_file_reset_stats(s->df);
-  if (b->o.explain && !strategy && b->rank == 0 && !b->explained[write]) {
-    b->explained[write] = 1;
-    darray_explain(s->df, b->p.darr, write, stdout);
+  s->explain = b->o.explain && !strategy && !b->explained[write];
+  if (s->explain && b->rank == 0) {
+    if (b->p.slab)
+      printf("darrayio-auto, %s of slabs: darray_explain() describes whole "
+             "arrays; the strategy of each section call follows (the first "
+             "one's reason from darrayio on stderr)\n",
+             write ? "write" : "read");
+    else
+      darray_explain(s->df, b->p.darr, write, stdout);
     fflush(stdout);
   }
+  b->explained[write] |= s->explain;
   return 0;
 }
 
@@ -82,18 +99,64 @@ static int da_twophase(bench_t *b, mstate_t *s, int w) {
   return da_open_with(b, s, w, "twophase");
 }
 
-static int da_xfer(bench_t *b, mstate_t *s, int write, int dump) {
+/* --explain, slabs: rank 0 prints the strategies of the steps, a range of
+ * steps per strategy. */
+static void explain_step(bench_t *b, mstate_t *s, int step) {
+  darray_stats_t st;
+  darray_file_get_stats(s->df, &st);
+  int last = step == b->p.nsteps - 1, change = strcmp(st.strategy, s->xs);
+  if (step > 0 && change && b->rank == 0)
+    printf("  steps %d-%d: %s\n", s->xfrom, step - 1, s->xs);
+  if (step == 0 || change) {
+    s->xfrom = step;
+    snprintf(s->xs, sizeof s->xs, "%s", st.strategy);
+  }
+  if (last && b->rank == 0) {
+    printf("  steps %d-%d: %s\n", s->xfrom, step, s->xs);
+    fflush(stdout);
+  }
+}
+
+/* Slabs: this rank's section of the step (empty when it has none left).
+ * With --explain the first call runs with DARRAYIO_VERBOSE=1, on which
+ * darrayio's rank 0 says on stderr what it chose and why. */
+static int da_section(bench_t *b, mstate_t *s, int write, int step) {
+  const pattern_t *p = &b->p;
+  int verbose = s->explain && step == 0 && getenv("DARRAYIO_VERBOSE") == NULL;
+  if (verbose)
+    setenv("DARRAYIO_VERBOSE", "1", 1);
+  int rc = write ? darray_write_section(s->df, p->darr, p->start, p->count,
+                                        DARRAY_ORDER_C, s->buf)
+                 : darray_read_section(s->df, p->darr, p->start, p->count,
+                                       DARRAY_ORDER_C, s->buf);
+  if (verbose) {
+    fflush(stderr);
+    unsetenv("DARRAYIO_VERBOSE");
+  }
+  if (rc == 0 && s->explain)
+    explain_step(b, s, step);
+  return rc;
+}
+
+static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  int rc;
   darray_set_displacement(b->p.darr, dump * dump_bytes(b));
-  int rc = write ? darray_write(s->df, b->p.darr, s->buf)
-                 : darray_read(s->df, b->p.darr, s->buf);
+  if (b->p.slab)
+    rc = da_section(b, s, write, step);
+  else
+    rc = write ? darray_write(s->df, b->p.darr, s->buf)
+               : darray_read(s->df, b->p.darr, s->buf);
   if (rc)
     snprintf(s->why, sizeof s->why, "%s: %s",
-             write ? "darray_write" : "darray_read", darray_file_errmsg(s->df));
+             b->p.slab ? write ? "darray_write_section" : "darray_read_section"
+                       : write ? "darray_write" : "darray_read",
+             darray_file_errmsg(s->df));
   return rc ? -1 : 0;
 }
 
 static int da_close(bench_t *b, mstate_t *s) {
   (void)b;
+  s->explain = 0;
   return darray_file_close(&s->df) ? -1 : 0;
 }
 
@@ -122,7 +185,7 @@ static int mpi_open(bench_t *b, mstate_t *s, int write, int view, int nocb) {
     info = bench_info("romio_cb_write=disable;romio_cb_read=disable");
   int amode = write ? MPI_MODE_CREATE | MPI_MODE_RDWR : MPI_MODE_RDONLY;
   int err = MPI_File_open(MPI_COMM_WORLD, s->path, amode, info, &s->fh);
-  if (err == MPI_SUCCESS && view)
+  if (err == MPI_SUCCESS && view && !b->p.slab) /* slabs: one per step */
     err = MPI_File_set_view(s->fh, 0, b->p.etype, b->p.ftype, "native", info);
   if (info != MPI_INFO_NULL)
     MPI_Info_free(&info);
@@ -157,14 +220,68 @@ static int l0_run(void *ctx, int64_t foff, int64_t moff, int64_t len) {
   return err == MPI_SUCCESS ? 0 : mpi_fail(c->s, "MPI_File_*_at", err);
 }
 
-static int l0_xfer(bench_t *b, mstate_t *s, int write, int dump) {
+static int l0_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  (void)step; /* the pattern's box is the step's */
   l0ctx_t c = {s, write, dump * dump_bytes(b)};
   return bench_runs(&b->p, l0_run, &c);
 }
 
+/*
+ * Slabs, levels 2 and 3: the view of the step, a subarray of the slab in
+ * the global array (MPI_File_set_view is collective: a rank with no slab
+ * left sets a view of plain elements), then the slab's elements from the
+ * dense slab buffer at view offset 0: one independent call (none for an
+ * empty slab) or one collective call (a zero-count one for an empty slab).
+ * Making the type and setting the view are timed with the call: an
+ * out-of-core program pays them at every slab.
+ */
+static int slab_xfer(bench_t *b, mstate_t *s, int write, int dump, int coll) {
+  const pattern_t *p = &b->p;
+  int64_t n = p->count[0] * p->count[1] * p->count[2];
+  MPI_Datatype ft = p->etype;
+  MPI_Status st;
+  int err;
+  if (n > INT_MAX) {
+    snprintf(s->why, sizeof s->why, "a slab of %lld elements is too large "
+             "for an MPI count", (long long)n);
+    return -1;
+  }
+  if (n > 0) {
+    int gs[3], sub[3], start[3];
+    for (int d = 0; d < 3; d++) {
+      gs[d] = (int)p->gsize[d];
+      sub[d] = (int)p->count[d];
+      start[d] = (int)p->start[d];
+    }
+    MPI_Type_create_subarray(3, gs, sub, start, MPI_ORDER_C, p->etype, &ft);
+    MPI_Type_commit(&ft);
+  }
+  err = MPI_File_set_view(s->fh, dump * dump_bytes(b), p->etype, ft, "native",
+                          MPI_INFO_NULL);
+  if (n > 0)
+    MPI_Type_free(&ft);
+  if (err != MPI_SUCCESS)
+    return mpi_fail(s, "MPI_File_set_view", err);
+  if (n == 0 && !coll)
+    return 0;
+  if (coll)
+    err = write ? MPI_File_write_at_all(s->fh, 0, s->buf, (int)n, p->etype, &st)
+                : MPI_File_read_at_all(s->fh, 0, s->buf, (int)n, p->etype, &st);
+  else
+    err = write ? MPI_File_write_at(s->fh, 0, s->buf, (int)n, p->etype, &st)
+                : MPI_File_read_at(s->fh, 0, s->buf, (int)n, p->etype, &st);
+  s->calls++;
+  return err == MPI_SUCCESS ? 0
+                            : mpi_fail(s, coll ? "MPI_File_*_at_all"
+                                               : "MPI_File_*_at", err);
+}
+
 /* Levels 2 and 3: the view tiles the file with one dump per tile, so dump
  * d starts after d tiles of this rank's elements (offsets count etypes). */
-static int l2_xfer(bench_t *b, mstate_t *s, int write, int dump) {
+static int l2_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  (void)step;
+  if (b->p.slab)
+    return slab_xfer(b, s, write, dump, 0);
   MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
   MPI_Status st;
   int err = write ? MPI_File_write_at(s->fh, off, s->buf, 1, b->p.mtype, &st)
@@ -173,7 +290,10 @@ static int l2_xfer(bench_t *b, mstate_t *s, int write, int dump) {
   return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_*_at", err);
 }
 
-static int l3_xfer(bench_t *b, mstate_t *s, int write, int dump) {
+static int l3_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  (void)step;
+  if (b->p.slab)
+    return slab_xfer(b, s, write, dump, 1);
   MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
   MPI_Status st;
   int err = write
@@ -190,11 +310,10 @@ static int mpi_close(bench_t *b, mstate_t *s) {
 
 /* ---- POSIX --------------------------------------------------------------- */
 
-/* Stretch methods where this rank has nothing open no file. */
+/* The reference opens no file on ranks other than 0. */
 static int px_open(bench_t *b, mstate_t *s, int write) {
-  (void)b;
   s->fd = -1;
-  if (s->m->stretch && s->hi <= s->lo)
+  if (s->m->stretch == 1 && b->rank != 0)
     return 0;
   s->fd = open(s->path, write ? O_RDWR | O_CREAT : O_RDONLY, 0644);
   if (s->fd < 0)
@@ -210,17 +329,20 @@ static int px_run(void *ctx, int64_t foff, int64_t moff, int64_t len) {
                   : bench_pread_all(c->s->fd, p, len, c->disp + foff);
 }
 
-static int px_l0_xfer(bench_t *b, mstate_t *s, int write, int dump) {
+static int px_l0_xfer(bench_t *b, mstate_t *s, int write, int dump,
+                      int step) {
+  (void)step; /* the pattern's box is the step's */
   l0ctx_t c = {s, write, dump * dump_bytes(b)};
   return bench_runs(&b->p, px_run, &c);
 }
 
-/* reference and conforming: this rank's stretch [lo, hi) of the dump. */
-static int px_stretch_xfer(bench_t *b, mstate_t *s, int write, int dump) {
-  if (s->hi <= s->lo)
-    return 0;
+/* reference and conforming: this rank's share [lo, hi) of the step, one
+ * call per stretch of the file it touches (one, but for slabs). */
+static int px_stretch_xfer(bench_t *b, mstate_t *s, int write, int dump,
+                           int step) {
+  (void)step;
   l0ctx_t c = {s, write, dump * dump_bytes(b)};
-  return px_run(&c, s->lo * b->p.esize, 0, (s->hi - s->lo) * b->p.esize);
+  return bench_pieces(&b->p, s->lo, s->hi, px_run, &c);
 }
 
 static int px_close(bench_t *b, mstate_t *s) {

@@ -5,6 +5,10 @@
  *
  *   dist3d      N^3 int32, (BLOCK, BLOCK, BLOCK) over a PxQxR grid, C order
  *               in the file; view: MPI_Type_create_darray.
+ *   slabs       the dist3d file, each rank sweeping its block in slabs of
+ *               S planes of the slowest dimension, one call per slab, as an
+ *               out-of-core program does; the buffer holds one slab; views:
+ *               a subarray per slab (made by the methods).
  *   rowblock    N x N int32, (BLOCK, *), C order; view: darray.
  *   colblock    N x N int32, (*, BLOCK), C order; view: darray.
  *   blockblock  N x N int32, (BLOCK, BLOCK) over a PxQ grid; view: darray.
@@ -107,6 +111,7 @@ static int block_array(bench_t *b, int nd, const int64_t *g, const int *ps) {
     bx->fstride[d] = fs;
     bx->mstride[d] = ms;
     bx->foff += lo * fs;
+    p->gstart[d] = lo < g[d] ? lo : g[d];
     fs *= g[d];
     ms *= cnt;
     dd.gsizes[d] = g[d];
@@ -142,6 +147,77 @@ static int build_dist3d(bench_t *b, int *ps) {
   snprintf(b->p.label, sizeof b->p.label, "N=%lld int32, grid %dx%dx%d",
            (long long)n, ps[0], ps[1], ps[2]);
   return block_array(b, 3, g, ps);
+}
+
+/* ---- slabs: the dist3d file, swept slab by slab ------------------------ */
+
+/* The number of slabs of this rank's block. */
+static int64_t nslabs(const pattern_t *p) {
+  const box_t *k = &p->block;
+  if (k->count[0] <= 0 || k->count[1] <= 0 || k->count[2] <= 0)
+    return 0;
+  return (k->count[0] + p->slab - 1) / p->slab;
+}
+
+static int build_slabs(bench_t *b, int *ps) {
+  pattern_t *p = &b->p;
+  int64_t n = b->o.n, g[3] = {n, n, n};
+  if (make_grid(b, 3, ps) || block_array(b, 3, g, ps))
+    return -1;
+  p->slab = b->o.slab ? b->o.slab : 16;
+  p->grid0 = ps[0];
+  p->block = p->box[0];
+  for (int d = 0; d < 3; d++)
+    p->gsize[d] = n;
+  int64_t mine = nslabs(p), most = 0;
+  MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  p->nsteps = (int)most;
+  /* the buffer holds one slab */
+  p->buf_elems = (p->slab < p->block.count[0] ? p->slab : p->block.count[0]) *
+                 p->block.count[1] * p->block.count[2];
+  snprintf(p->label, sizeof p->label, "N=%lld int32, grid %dx%dx%d, slabs "
+           "of %lld planes, %d steps", (long long)n, ps[0], ps[1], ps[2],
+           (long long)p->slab, p->nsteps);
+  return 0;
+}
+
+/* Point the pattern at step `step` of the sweep: this rank's slab (its box
+ * and section; empty when the rank has no slab left) and the step's
+ * stretches: planes [lo + step*S, lo + min(len, (step+1)*S)) of every
+ * block [lo, lo + len) of the slowest dimension, whole planes, since the
+ * blocks of the other two dimensions tile them. */
+void bench_pattern_step(pattern_t *p, int step) {
+  if (p->slab == 0)
+    return;
+  int64_t n = p->gsize[0], plane = p->gsize[1] * p->gsize[2];
+  int64_t at = step * p->slab, left = p->block.count[0] - at;
+  int64_t cnt = nslabs(p) == 0 || left <= 0 ? 0
+              : left < p->slab ? left : p->slab;
+  box_t *bx = &p->box[0];
+  *bx = p->block;
+  bx->count[0] = cnt;
+  bx->foff += at * bx->fstride[0];
+  for (int d = 0; d < 3; d++) {
+    p->start[d] = cnt ? p->gstart[d] + (d == 0 ? at : 0) : 0;
+    p->count[d] = cnt == 0 ? 0 : d == 0 ? cnt : p->block.count[d];
+  }
+  int64_t blk = (n + p->grid0 - 1) / p->grid0;
+  p->nstr = 0;
+  p->step_elems = 0;
+  for (int c = 0; c < p->grid0; c++) {
+    int64_t lo = c * blk, len = lo >= n ? 0 : n - lo < blk ? n - lo : blk;
+    int64_t a = at < len ? lo + at : lo + len;
+    int64_t e = at + p->slab < len ? lo + at + p->slab : lo + len;
+    if (e <= a)
+      continue;
+    if (p->nstr > 0 && p->str_hi[p->nstr - 1] == a * plane)
+      p->str_hi[p->nstr - 1] = e * plane;
+    else {
+      p->str_lo[p->nstr] = a * plane;
+      p->str_hi[p->nstr++] = e * plane;
+    }
+    p->step_elems += (e - a) * plane;
+  }
 }
 
 static int build_block2d(bench_t *b, int *ps) {
@@ -275,16 +351,28 @@ int bench_pattern_build(bench_t *b) {
   pattern_t *p = &b->p;
   int ps[3], rc;
   *p = (pattern_t){.esize = 4, .ndumps = 1, .etype = MPI_INT,
-                   .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL};
+                   .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL,
+                   .nsteps = 1, .nstr = 1};
   snprintf(p->name, sizeof p->name, "%s", b->o.pattern);
+  p->str_lo = calloc((size_t)b->nprocs + 1, sizeof *p->str_lo);
+  p->str_hi = calloc((size_t)b->nprocs + 1, sizeof *p->str_hi);
+  if (p->str_lo == NULL || p->str_hi == NULL)
+    return fail(b, "out of memory");
   if (!strcmp(p->name, "btio"))
     rc = build_btio(b);
   else if (!strcmp(p->name, "cyclic"))
     rc = build_cyclic(b);
   else if (!strcmp(p->name, "dist3d"))
     rc = build_dist3d(b, ps);
+  else if (!strcmp(p->name, "slabs"))
+    rc = build_slabs(b, ps);
   else
     rc = build_block2d(b, ps);
+  p->str_hi[0] = p->step_elems = p->step_max = p->dump_elems;
+  if (rc == 0 && p->slab) {
+    bench_pattern_step(p, 0); /* the first step is the largest */
+    p->step_max = p->step_elems;
+  }
   if (rc == 0 && p->ftype != MPI_DATATYPE_NULL)
     MPI_Type_commit(&p->ftype);
   if (rc == 0 && p->mtype == MPI_DATATYPE_NULL)
@@ -301,5 +389,8 @@ void bench_pattern_free(pattern_t *p) {
     MPI_Type_free(&p->mtype);
   darray_free(&p->darr);
   free(p->box);
+  free(p->str_lo);
+  free(p->str_hi);
   p->box = NULL;
+  p->str_lo = p->str_hi = NULL;
 }

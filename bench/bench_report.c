@@ -80,13 +80,15 @@ static void ratio(const result_t *base, const result_t *r) {
 }
 
 static void table_op(const bench_t *b, const result_t *r, int n, int w) {
+  const result_t *l2 = find(r, n, "mpiio-l2", w);
   const result_t *l3 = find(r, n, "mpiio-l3", w);
   const result_t *ref = find(r, n, "reference", w);
   printf("\n%s: %s (%s), np=%d, %lld bytes, %s cache, median of %d\n",
          w ? "write" : "read", b->p.name, b->p.label, b->nprocs,
          (long long)total_bytes(b), b->cold ? "cold" : "warm", b->o.runs);
-  printf("%-18s %9s %9s %9s %9s %7s %7s %10s %10s\n", "method", "median s",
-         "min s", "max s", "MiB/s", "x l3", "x ref", "calls", "exch MiB");
+  printf("%-18s %9s %9s %9s %9s %7s %7s %7s %10s %10s\n", "method",
+         "median s", "min s", "max s", "MiB/s", "x l2", "x l3", "x ref",
+         "calls", "exch MiB");
   for (int i = 0; i < n; i++) {
     if (r[i].write != w)
       continue;
@@ -98,6 +100,7 @@ static void table_op(const bench_t *b, const result_t *r, int n, int w) {
     }
     printf(" %9.5f %9.5f %9.5f %9.1f", r[i].median, r[i].min, r[i].max,
            mibs(b, r[i].median));
+    ratio(l2, &r[i]);
     ratio(l3, &r[i]);
     ratio(ref, &r[i]);
     printf(" %10lld %10.1f\n", (long long)r[i].c.calls,
@@ -112,10 +115,10 @@ void bench_table(const bench_t *b, const result_t *r, int n) {
     table_op(b, r, n, 1);
   if (b->o.do_read)
     table_op(b, r, n, 0);
-  printf("\nx l3, x ref: speed relative to mpiio-l3 and to the reference "
-         "(> 1 is faster);\ntimes are the slowest rank's I/O calls, summed "
-         "over dumps; calls: file calls\nover all ranks (MPI-IO levels 2/3: "
-         "MPI calls) in one phase.\n");
+  printf("\nx l2, x l3, x ref: speed relative to mpiio-l2, mpiio-l3 and the "
+         "reference\n(> 1 is faster); times are the slowest rank's I/O calls, "
+         "summed over dumps\nand steps; calls: file calls over all ranks "
+         "(MPI-IO levels 2/3: MPI calls)\nin one phase.\n");
   fflush(stdout);
 }
 

@@ -7,21 +7,25 @@
  *       --ops write,read --runs 3 [--cold] [--dir D] [--methods a,b,...] \
  *       [--hints "k=v;..."] [--plot out.png]
  *   mpiexec -n 4 bench/darrayio-bench --pattern btio --class A
+ *   mpiexec -n 2 bench/darrayio-bench --pattern slabs -n 256 -g 1x1x2 \
+ *       --slab 16
  *
  * For each method and run: a timed write phase (every dump), then a check of
  * the file on disk against the closed form, then a timed read phase into a
- * poisoned buffer, checked element by element. Before each timed write the
- * method's file is deleted and the page cache pre-touched (bench_sys.c);
- * with --cold the page cache is dropped before each timed phase. A phase's
- * time is the sum over dumps of the slowest rank's time in the I/O call
- * alone, after a barrier. A method that reads or writes wrong bytes is
- * reported as VERIFY FAILED and the program exits with status 1.
+ * poisoned buffer, checked element by element. A dump is moved in one call
+ * per method and rank, or for the slab sweep in one call per slab (a
+ * step). Before each timed write the method's file is deleted and the page
+ * cache pre-touched (bench_sys.c); with --cold the page cache is dropped
+ * before each timed phase. A phase's time is the sum over dumps and steps
+ * of the slowest rank's time in the I/O call alone, after a barrier. A
+ * method that reads or writes wrong bytes is reported as VERIFY FAILED and
+ * the program exits with status 1.
  *
  * Output: one line per measurement,
  *   RESULT pattern=dist3d op=write method=mpiio-l3 np=2 bytes=67108864
  *          seconds=0.0401 mib_s=1596.3 runs=3 min=0.0398 max=0.0420 ...
- * then a table with each method's speed relative to mpiio-l3 and to the
- * physical reference (rank 0 alone, contiguous, large calls).
+ * then a table with each method's speed relative to mpiio-l2, mpiio-l3 and
+ * the physical reference (rank 0 alone, contiguous, large calls).
  */
 #include "bench.h"
 
@@ -31,17 +35,30 @@
 
 /* ---- one phase: every dump written or read once ------------------------- */
 
+/* Stretch methods: this rank's share [lo, hi) of the step's elements, all
+ * of them for rank 0 of the reference, a 1-D BLOCK split for conforming. */
+static void share(bench_t *b, mstate_t *s) {
+  int64_t n = b->p.step_elems, sh = (n + b->nprocs - 1) / b->nprocs;
+  if (s->m->stretch == 1) {
+    s->lo = 0;
+    s->hi = b->rank == 0 ? n : 0;
+  } else if (s->m->stretch == 2) {
+    s->lo = b->rank * sh < n ? b->rank * sh : n;
+    s->hi = s->lo + sh < n ? s->lo + sh : n;
+  }
+}
+
 static void prepare_data(bench_t *b, mstate_t *s, int dump, int salt) {
   if (s->m->stretch)
-    bench_fill_stretch(&b->p, s->buf, s->lo, s->hi, dump, salt);
+    bench_fill_share(&b->p, s->buf, s->lo, s->hi, dump, salt);
   else
     bench_fill(&b->p, s->buf, dump, salt);
 }
 
 static int64_t check_data(bench_t *b, mstate_t *s, int dump, int salt) {
   if (s->m->stretch)
-    return bench_check_stretch(&b->p, s->buf, s->lo, s->hi, dump, salt,
-                               b->rank);
+    return bench_check_share(&b->p, s->buf, s->lo, s->hi, dump, salt,
+                             b->rank);
   return bench_check(&b->p, s->buf, dump, salt, b->rank);
 }
 
@@ -64,24 +81,34 @@ static void complain(const bench_t *b, const mstate_t *s) {
           s->why[0] ? s->why : "failed");
 }
 
-/* The timed loop over dumps; *bad counts wrong elements read here. */
+/* One timed call: step k of dump d; *bad counts wrong elements read. */
+static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
+                double *t, int64_t *bad) {
+  bench_pattern_step(&b->p, k);
+  share(b, s);
+  prepare_data(b, s, d, write ? salt : salt + 1000);
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  int rc = s->m->xfer(b, s, write, d, k);
+  double v[2] = {MPI_Wtime() - t0, rc != 0};
+  if (rc != 0)
+    complain(b, s);
+  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  *t += v[0];
+  if (v[1] != 0)
+    return ST_FAILED;
+  if (!write)
+    *bad += check_data(b, s, d, salt);
+  return ST_OK;
+}
+
+/* The timed loop over dumps and their steps. */
 static int dumps(bench_t *b, mstate_t *s, int write, int salt, double *t,
                  int64_t *bad) {
-  for (int d = 0; d < b->p.ndumps; d++) {
-    prepare_data(b, s, d, write ? salt : salt + 1000);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    int rc = s->m->xfer(b, s, write, d);
-    double v[2] = {MPI_Wtime() - t0, rc != 0};
-    if (rc != 0)
-      complain(b, s);
-    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    *t += v[0];
-    if (v[1] != 0)
-      return ST_FAILED;
-    if (!write)
-      *bad += check_data(b, s, d, salt);
-  }
+  for (int d = 0; d < b->p.ndumps; d++)
+    for (int k = 0; k < b->p.nsteps; k++)
+      if (step(b, s, write, salt, d, k, t, bad) != ST_OK)
+        return ST_FAILED;
   return ST_OK;
 }
 
@@ -179,16 +206,15 @@ static void run_method(bench_t *b, mstate_t *s, result_t r[2]) {
   bench_remove(b, s->path);
 }
 
-/* Buffers: the pattern's, or this rank's stretch of a dump. */
+/* Buffers: the pattern's, or room for this rank's share of the largest
+ * step. */
 static int method_buffer(bench_t *b, mstate_t *s) {
-  int64_t n = b->p.dump_elems, share = (n + b->nprocs - 1) / b->nprocs;
+  int64_t n = b->p.step_max, sh = (n + b->nprocs - 1) / b->nprocs;
   s->buf = b->pbuf;
   if (s->m->stretch == 0)
     return 0;
-  s->lo = s->m->stretch == 1 ? 0 : b->rank * share < n ? b->rank * share : n;
-  s->hi = s->m->stretch == 1 ? (b->rank == 0 ? n : 0)
-                             : s->lo + share < n ? s->lo + share : n;
-  s->buf = malloc((size_t)((s->hi - s->lo) * b->p.esize + 1));
+  n = s->m->stretch == 2 ? sh : b->rank == 0 ? n : 0;
+  s->buf = malloc((size_t)(n * b->p.esize + 1));
   return s->buf ? 0 : -1;
 }
 
