@@ -592,7 +592,7 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);
- *  - `cb_buffer_size` (bytes, default 16 MiB, at most 1 GiB): bounds all
+ *  - `cb_buffer_size` (bytes, default 4 MiB, at most 1 GiB): bounds all
  *    temporary memory of a two-phase call on each process; `cb_nodes`
  *    (number of aggregators, default: every process); `striping_unit`
  *    (bytes; file domain boundaries are aligned to it when set);
