@@ -54,6 +54,8 @@ void bench_result_line(const bench_t *b, const result_t *r) {
            (long long)r->c.calls, (long long)r->c.exchanged,
            (long long)r->c.meta, (long long)r->c.cycles,
            (long long)r->c.peak_temp);
+  if (measured(r) && r->c.strategy[0] != '\0')
+    printf(" strategy=%s", r->c.strategy);
   printf(" cache=%s status=%s", b->cold ? "cold" : "warm",
          status_names[r->status]);
   if (r->status != ST_OK)
