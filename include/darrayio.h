@@ -600,7 +600,13 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    access are shorter than this on average, an aggregator copies them
  *    into an image of its chunk and moves the chunk with one call (reading
  *    it first when the chunk has holes); longer pieces go to the kernel as
- *    one vector call per chunk, with no copy;
+ *    one vector call per chunk, with no copy; `darray_cb_pipeline` =
+ *    `automatic` (default: two-phase writes with two aggregators or more
+ *    and two cycles or more), `enable` or `disable`: the exchange of the
+ *    next chunk is posted before a chunk is written, into a second staging
+ *    buffer (so chunks are smaller), and aggregators take turns writing,
+ *    which hides the exchange behind file systems that serialize the
+ *    writes of one file;
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
  *    (always two-phase) or `disable` (never); `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`

@@ -53,6 +53,7 @@ static const hint_def_t hint_table[] = {
     SZ("darray_ds_bandwidth_mbs", ds_bandwidth_mbs, 1, INT64_C(1000000000)),
     SZ("darray_temp_limit", temp_limit, 0, INT64_C(1) << 40),
     SZ("darray_cb_image_piece", cb_image_piece, 0, INT64_C(1) << 40),
+    EN("darray_cb_pipeline", cb_pipeline, tri_names),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 

@@ -269,6 +269,9 @@ typedef struct darray_hints {
   /* two-phase: pieces shorter than this on average are copied into an
    * image of the chunk (src/twophase/twophase.c) */
   int64_t cb_image_piece;
+  /* two-phase writes: overlap the next chunk's exchange with this chunk's
+   * file call (tri-state) */
+  int cb_pipeline;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);

@@ -48,7 +48,8 @@ static const char *const hintsets[] = {
     "darray_strategy=twophase;cb_nodes=1;darray_backend=mpiio",
     "darray_backend=mpiio",
     "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=0",
-    "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g"};
+    "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g;"
+    "darray_cb_pipeline=disable"};
 #define NHINTS ((int)(sizeof hintsets / sizeof hintsets[0]))
 
 static int64_t file_elem(const scase_t *c, const int64_t *idx) {

@@ -6,8 +6,10 @@
  * cb_buffer_size, one file call per chunk).
  *
  * Sweeps cb_buffer_size (tiny, forcing many cycles, and large), cb_nodes
- * 1..P+1, striping_unit alignment, grids that interleave every row, and
- * both ways an aggregator moves a chunk (image or vector of pieces).
+ * 1..P+1, striping_unit alignment, grids that interleave every row, both
+ * ways an aggregator moves a chunk (image or vector of pieces), and writes
+ * with and without the pipeline (two staging slots, aggregators taking
+ * turns).
  * Run: mpiexec -n 1..4 ./test_twophase
  */
 #include "testutil.h"
@@ -171,9 +173,11 @@ int main(int argc, char **argv) {
   };
   /* aggregators in both modes: chunks built in an image and moved with
    * one call, and vectors of pieces pointing into the buffers */
-  const char *const modes[] = {"", ";darray_cb_image_piece=0",
-                               ";darray_cb_image_piece=1g"};
-  for (int m = 0; m < 3; m++)
+  const char *const modes[] = {
+      "", ";darray_cb_image_piece=0", ";darray_cb_image_piece=1g",
+      ";darray_cb_pipeline=disable",
+      ";darray_cb_pipeline=enable;darray_cb_image_piece=0"};
+  for (int m = 0; m < 5; m++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
       char h[256];
       tcase_t c = cases[i];

@@ -157,6 +157,8 @@ static void post_peer_streams(tp_t *t, bool send) {
   for (int r = 0; r < t->P; r++)
     if (r != t->me && t->bytes[r] > 0)
       post_stream(t, t->stage + t->stage_off[r], t->bytes[r], r, send);
+  if (!send)
+    t->nrecv = t->nreq; /* posted first in a write cycle */
 }
 
 /* Pack (to_stage) or unpack my own strided pieces through staging. */
@@ -304,27 +306,103 @@ static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
 
 /* ---- the cycle ---------------------------------------------------------- */
 
-void darray__tp_cycle(tp_t *t, int64_t cycle) {
-  bool write = t->x->write;
-  int64_t clo = 0, chi = 0;
+static bool my_chunk(const tp_t *t, int64_t cycle, int64_t *clo, int64_t *chi) {
+  *clo = *chi = 0;
   if (t->myagg >= 0)
-    darray__tp_chunk(t, t->myagg, cycle, &clo, &chi);
-  bool agg = clo < chi;
+    darray__tp_chunk(t, t->myagg, cycle, clo, chi);
+  return *clo < *chi;
+}
+
+/* A write cycle up to its file call: every transfer is posted (strided
+ * owners' ones done, blocking). */
+static void post_write(tp_t *t, int64_t cycle) {
+  int64_t clo, chi;
+  bool agg = my_chunk(t, cycle, &clo, &chi);
+  t->nrecv = 0;
   if (agg) {
     place_streams(t, clo, chi);
-    if (write)
-      post_peer_streams(t, false); /* receive the others' streams */
+    post_peer_streams(t, false); /* receive the others' streams */
   }
   owner_streams(t, cycle, 0); /* contiguous streams: posted */
-  if (agg && write) {
+  if (agg)
     stage_mine(t, clo, chi, true);
-  } else if (agg) {
+  owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
+}
+
+static void write_chunk(tp_t *t, int64_t cycle) {
+  int64_t clo, chi;
+  if (my_chunk(t, cycle, &clo, &chi))
+    chunk_io(t, clo, chi);
+}
+
+void darray__tp_cycle(tp_t *t, int64_t cycle) {
+  if (t->x->write) {
+    post_write(t, cycle);
+    wait_all(t);
+    write_chunk(t, cycle);
+    return;
+  }
+  int64_t clo, chi;
+  bool agg = my_chunk(t, cycle, &clo, &chi);
+  if (agg)
+    place_streams(t, clo, chi);
+  owner_streams(t, cycle, 0); /* contiguous streams: posted */
+  if (agg) {
     chunk_io(t, clo, chi); /* read the chunk */
     stage_mine(t, clo, chi, false);
     post_peer_streams(t, true); /* send the others' streams */
   }
   owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
   wait_all(t);
-  if (agg && write)
-    chunk_io(t, clo, chi); /* write the chunk */
+}
+
+/* ---- pipelined writes ---------------------------------------------------- */
+
+static void swap_slots(tp_t *t) {
+  tp_slot_t cur = {t->stage, t->bytes, t->stage_off, t->req,
+                   t->nreq,  t->req_cap, t->nrecv};
+  t->stage = t->alt.stage, t->bytes = t->alt.bytes;
+  t->stage_off = t->alt.stage_off, t->req = t->alt.req;
+  t->nreq = t->alt.nreq, t->req_cap = t->alt.req_cap;
+  t->nrecv = t->alt.nrecv;
+  t->alt = cur;
+}
+
+static void wait_some(tp_t *t, int from, int to) {
+  if (to > from && darray__wait_all(to - from, t->req + from) != DARRAY_SUCCESS)
+    fail(t, DARRAY_EMPI);
+}
+
+/*
+ * On a file system that serializes the writes of one file (ext4 takes
+ * the inode lock for each buffered write), two aggregators that exchange
+ * and then write in lockstep wait for each other twice per cycle. Here the
+ * exchange of chunk c+1 is posted before chunk c is written, into the
+ * other slot, and aggregators take turns: even ones write chunk c at once
+ * and then complete c+1's transfers, odd ones first complete their
+ * receives of c+1 (pulled from the senders' buffers while the even ones
+ * write) and then write. Correct in any order: a chunk is written only
+ * after its receives completed, and a slot is reused only after its
+ * chunk was written.
+ */
+void darray__tp_write_pipelined(tp_t *t) {
+  bool odd = t->myagg >= 0 && t->myagg % 2 == 1;
+  if (t->ntimes > 0) {
+    post_write(t, 0);
+    wait_all(t);
+  }
+  for (int64_t c = 0; c < t->ntimes; c++) {
+    bool next = c + 1 < t->ntimes;
+    swap_slots(t); /* to c+1's slot */
+    if (next)
+      post_write(t, c + 1);
+    if (odd)
+      wait_some(t, 0, t->nrecv);
+    swap_slots(t); /* back to c's, complete */
+    write_chunk(t, c);
+    swap_slots(t);
+    wait_some(t, odd ? t->nrecv : 0, t->nreq);
+    t->nreq = t->nrecv = 0;
+    t->x->f->stats.cycles++;
+  }
 }

@@ -111,22 +111,17 @@ static int extent_and_density(tp_t *t) {
  * mean piece (every process's bytes over its runs, the same number
  * everywhere) is compared with darray_cb_image_piece.
  */
-static void choose_aggregators(tp_t *t) {
-  const darray_hints_t *h = &t->x->f->hints;
-  int64_t es = t->a->esize, cb = h->cb_buffer_size;
-  t->A = h->cb_nodes > 0 && h->cb_nodes < t->P ? (int)h->cb_nodes : t->P;
+/* Chunk size C from cb_buffer_size - M shared by `parts` buffers of C
+ * bytes, no larger than the largest domain; M no larger than C; the
+ * number of cycles. */
+static void set_chunks(tp_t *t, int parts) {
+  int64_t es = t->a->esize, cb = t->x->f->hints.cb_buffer_size;
   t->M = cb / 4 / es * es;
   if (t->M < es)
     t->M = es;
-  t->image = t->nruns > 0 && t->nbytes / t->nruns < h->cb_image_piece;
-  int parts = (t->x->write ? 1 : darray__boxes_depth(t->x)) + t->image;
   t->C = (cb - t->M) / parts / es * es;
   if (t->C < es)
     t->C = es;
-  t->myagg = -1;
-  for (int i = 0; i < t->A; i++)
-    if (darray__tp_agg_rank(t, i) == t->me)
-      t->myagg = i;
   int64_t dmax = 0; /* the largest domain: no chunk needs more */
   for (int i = 0; i < t->A; i++) {
     int64_t len = boundary(t, i + 1) - boundary(t, i);
@@ -141,6 +136,25 @@ static void choose_aggregators(tp_t *t) {
     int64_t n = (boundary(t, i + 1) - boundary(t, i) + t->C - 1) / t->C;
     t->ntimes = n > t->ntimes ? n : t->ntimes;
   }
+}
+
+static void choose_aggregators(tp_t *t) {
+  const darray_hints_t *h = &t->x->f->hints;
+  t->A = h->cb_nodes > 0 && h->cb_nodes < t->P ? (int)h->cb_nodes : t->P;
+  t->image = t->nruns > 0 && t->nbytes / t->nruns < h->cb_image_piece;
+  t->myagg = -1;
+  for (int i = 0; i < t->A; i++)
+    if (darray__tp_agg_rank(t, i) == t->me)
+      t->myagg = i;
+  int parts = (t->x->write ? 1 : darray__boxes_depth(t->x)) + t->image;
+  set_chunks(t, parts);
+  /* pipelined writes need a second staging slot: worth it with two
+   * aggregators or more taking turns and two cycles or more */
+  int pl = h->cb_pipeline;
+  t->pipeline = t->x->write && pl != DARRAY_TRI_DISABLE &&
+                (pl == DARRAY_TRI_ENABLE || (t->A >= 2 && t->ntimes >= 2));
+  if (t->pipeline)
+    set_chunks(t, parts + 1);
 }
 
 static bool all_mem_contig(const xfer_t *x) {
@@ -186,6 +200,13 @@ static int prepare_aggregator(tp_t *t) {
   t->stage = malloc((size_t)t->stage_cap);
   t->bytes = calloc(P, sizeof *t->bytes);
   t->stage_off = calloc(P, sizeof *t->stage_off);
+  if (t->pipeline) {
+    t->alt.stage = malloc((size_t)t->stage_cap);
+    t->alt.bytes = calloc(P, sizeof *t->alt.bytes);
+    t->alt.stage_off = calloc(P, sizeof *t->alt.stage_off);
+    if (!t->alt.stage || !t->alt.bytes || !t->alt.stage_off)
+      return DARRAY_ENOMEM;
+  }
   t->cursor = calloc(P, sizeof *t->cursor);
   t->walk = calloc(P, sizeof *t->walk);
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
@@ -227,7 +248,10 @@ static int tp_prepare(xfer_t *x) {
                                       vector calls */
   if (t->pack == NULL)
     return DARRAY_ENOMEM;
-  int64_t peak = (agg ? t->stage_cap + (t->image ? t->C : 0) : 0) + t->M;
+  int64_t peak = (agg ? t->stage_cap * (t->pipeline ? 2 : 1) +
+                            (t->image ? t->C : 0)
+                      : 0) +
+                 t->M;
   if (peak > x->f->stats.peak_temp_bytes)
     x->f->stats.peak_temp_bytes = peak;
   return DARRAY_SUCCESS;
@@ -247,6 +271,10 @@ static void tp_finish(xfer_t *x) {
   free(t->peer_nsec);
   free(t->peer);
   free(t->stage);
+  free(t->alt.stage);
+  free(t->alt.bytes);
+  free(t->alt.stage_off);
+  free(t->alt.req);
   free(t->img);
   free(t->pack);
   free(t->bytes);
@@ -263,6 +291,10 @@ static void tp_finish(xfer_t *x) {
 
 static int tp_run(xfer_t *x) {
   tp_t *t = x->state;
+  if (t->pipeline) {
+    darray__tp_write_pipelined(t);
+    return t->rc;
+  }
   for (int64_t c = 0; c < t->ntimes; c++) {
     darray__tp_cycle(t, c);
     x->f->stats.cycles++;

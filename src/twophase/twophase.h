@@ -15,6 +15,18 @@ typedef struct pwalk {
   bool valid;
 } pwalk_t;
 
+/* What one cycle's exchange holds: an aggregator's staging of the others'
+ * streams and where each lands, and the cycle's requests. Pipelined
+ * writes keep two, one for the chunk being written and one for the next
+ * chunk's exchange. */
+typedef struct tp_slot {
+  char *stage;
+  int64_t *bytes;     /* aggregators: each process's bytes in the chunk */
+  int64_t *stage_off; /* ... and where they sit in stage */
+  MPI_Request *req;
+  int nreq, req_cap, nrecv; /* receives come first */
+} tp_slot_t;
+
 typedef struct tp {
   xfer_t *x;
   const struct darray_s *a;
@@ -31,24 +43,28 @@ typedef struct tp {
   int *peer_nsec;
   layout_iter_t *peer; /* aggregators: iterators over every process's runs */
   int npeer;
-  char *stage;         /* aggregators: the others' data (C bytes, more
-                          only for overlapping section reads) */
+  char *stage;         /* aggregators: the others' data (C bytes, times
+                          the overlap depth of section reads) */
   int64_t stage_cap;
+  int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
+  int64_t *stage_off;  /* ... and where they sit in stage */
+  MPI_Request *req;
+  int nreq, req_cap, nrecv;
+  tp_slot_t alt;       /* the other slot (pipelined writes), swapped in
+                          and out of the fields above */
+  bool pipeline;       /* writes: the next chunk's exchange overlaps the
+                          file call of this one */
   char *pack;          /* M bytes: strided streams, and the scratch of
                           back ends without vector calls */
   bool image;          /* small pieces: chunks are built in img and moved
                           with one call (else: vectors of pieces) */
   char *img;           /* aggregators in image mode: C bytes */
   int64_t nruns, nbytes; /* every process's runs and bytes */
-  int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
-  int64_t *stage_off;  /* ... and where they sit in stage */
   int64_t *cursor;     /* ... and how much of each is consumed */
   pwalk_t *walk;       /* aggregators: one walker per process */
   struct iovec *iov;   /* DARRAY_IOV_MAX entries */
   int niov;
   int64_t iov_off, iov_end; /* file range the pending vector covers */
-  MPI_Request *req;
-  int nreq, req_cap;
   int rc; /* first local failure */
 } tp_t;
 
@@ -59,6 +75,8 @@ DARRAY_HIDDEN void darray__tp_chunk(const tp_t *t, int i, int64_t cycle,
 DARRAY_HIDDEN int darray__tp_agg_rank(const tp_t *t, int i);
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);
+/* Every cycle of a write, pipelined (t->pipeline). */
+DARRAY_HIDDEN void darray__tp_write_pipelined(tp_t *t);
 
 /* Piece walking (tp_walk.c). */
 DARRAY_HIDDEN void darray__tp_walk_start(pwalk_t *w, layout_iter_t *it,
