@@ -43,6 +43,7 @@ typedef struct options {
   int do_write, do_read;
   int runs;
   int cold, explain;
+  int same_file; /* --same-file: reads see files written one way */
   int64_t slab; /* slabs: planes per call (0: the default) */
   const char *dir, *methods, *hints, *plot;
 } options_t;

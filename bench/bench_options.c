@@ -24,6 +24,9 @@ static const char usage_text[] =
     "  --ops LIST      write, read or write,read (default write,read)\n"
     "  --runs K        measurements per method and operation (default 3)\n"
     "  --cold          drop the page cache before every timed phase (root)\n"
+    "  --same-file     before each read phase, rewrite the method's file the\n"
+    "                  way 'conforming' writes it (untimed), so that every\n"
+    "                  method reads the same page-cache state\n"
     "  --dir D         directory of the files (default .)\n"
     "  --methods LIST  comma-separated methods (default: all), among\n"
     "                  darrayio-auto darrayio-direct darrayio-sieve\n"
@@ -123,6 +126,8 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
     }
     if (!strcmp(a, "--cold"))
       o->cold = 1;
+    else if (!strcmp(a, "--same-file"))
+      o->same_file = 1;
     else if (!strcmp(a, "--explain"))
       o->explain = 1;
     else if (i + 1 >= argc || option_value(a, argv[i + 1], o) != 0)
