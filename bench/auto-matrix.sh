@@ -9,7 +9,8 @@
 # auto within 10 % of the best forced strategy. The first method of a run
 # is slower on this VM however the page cache is pre-touched (up to 5x for
 # writes), so a throw-away darrayio-direct goes first; only the last result
-# of a method counts.
+# of a method counts. Reads use --same-file: every method reads a file
+# written the same way (page-cache layout otherwise favours some methods).
 #
 # Usage: bench/auto-matrix.sh [-n NP] [--runs K] [--dir D] [--bench PATH]
 #                             [--quick] [--patterns "p1;p2;..."]
@@ -63,6 +64,7 @@ for p in $patterns; do
   IFS=' '
   # shellcheck disable=SC2086
   "$mpiexec" -n "$np" "$bench" --pattern $p --runs "$runs" --dir "$dir" \
+    --same-file \
     --methods darrayio-direct,darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase \
     2>&1 | grep '^RESULT' | sed "s|^RESULT|RESULT case=$(echo "$p" | tr ' ' '_')|" \
     >> "$out" || true

@@ -586,9 +586,11 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering) or `sieve` (data
  *    sieving). `auto` uses two-phase when the processes' file extents
- *    interleave and independent I/O otherwise: data sieving when the cost
- *    model below says reading the holes between a process's runs is
- *    cheaper than the calls it saves, direct runs when not;
+ *    interleave, unless the cost model below estimates direct runs faster
+ *    (few long runs against the exchange), and independent I/O otherwise:
+ *    data sieving when the model says reading the holes between a
+ *    process's runs is cheaper than the calls it saves, direct runs when
+ *    not;
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);
@@ -621,6 +623,11 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    file; raise the latencies for file systems with costlier calls. A
  *    window of runs is sieved only where the holes read cost less than the
  *    calls saved; larger holes are skipped (their runs are moved alone);
+ *  - two-phase's side of the cost model: `darray_cb_exchange_mbs` (10^6
+ *    bytes per second between two processes, each byte counted when sent
+ *    and when received; default 10000) and `darray_cb_cycle_ns` (the
+ *    synchronization of one cycle, default 10000), measured on this
+ *    project's machine; darray_explain() prints both estimates;
  *  - `darray_temp_limit` (bytes, default 0 = none): the most temporary
  *    memory one call may take on a process, whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()

@@ -272,6 +272,11 @@ typedef struct darray_hints {
   /* two-phase writes: overlap the next chunk's exchange with this chunk's
    * file call (tri-state) */
   int cb_pipeline;
+  /* the planner's two-phase costs: exchange rate (10^6 bytes per second,
+   * each byte counted when sent and when received) and the cost of one
+   * cycle's synchronization */
+  int64_t cb_exchange_mbs;
+  int64_t cb_cycle_ns;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
