@@ -558,15 +558,6 @@ static void oracle_optimal(void) {
 /* ------------------------------------------------------------------------ */
 /* agreement with the planner on real arrays                                */
 
-static char *explain(darray_file_t f, darray_t a, int write) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  TU_OK(darray_explain(f, a, write, mem));
-  fclose(mem);
-  return text;
-}
-
 static void planner_case(darray_file_t f, int nd, const int64_t *g,
                          const darray_consumer_t *c, const int *perm) {
   darray_advice_t adv;
@@ -587,7 +578,7 @@ static void planner_case(darray_file_t f, int nd, const int64_t *g,
   for (int d = 0; d < nd; d++)
     TU_EQ_INT(ps[d], v.psizes[d]);
   for (int write = 0; write <= 1; write++) {
-    char *text = explain(f, a, write);
+    char *text = tu_explain(f, a, write);
     int yes = strstr(text, "storage order: yes") != NULL;
     /* the planner's interleave verdict (it then weighs two-phase against
      * direct runs; two-phase only ever follows interleaving) */

@@ -46,15 +46,6 @@ static int strategy_consistent(const char *text, int inter) {
   return td < t2 ? direct : two;
 }
 
-static char *explain(darray_file_t f, darray_t a, int write) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  TU_OK(darray_explain(f, a, write, mem));
-  fclose(mem);
-  return text;
-}
-
 static darray_t make(pattern_t p, darray_order_t order, int64_t n) {
   int P = tu_nprocs();
   int64_t g[2] = {n, n};
@@ -105,7 +96,7 @@ static void check_pattern(darray_file_t f, pattern_t p, darray_order_t order) {
   darray_grid(a, grid);
   int conform, inter;
   expected(p, order, P, grid[0], &conform, &inter);
-  char *text = explain(f, a, 1);
+  char *text = tu_explain(f, a, 1);
   char what[128];
   snprintf(what, sizeof what, "%s %s P=%d", patname[p],
            order == DARRAY_ORDER_C ? "C" : "Fortran", P);
@@ -150,7 +141,7 @@ static void check_multipartition(darray_file_t f) {
   TU_OK(darray_set_distribution(a, d, NULL));
   TU_OK(darray_set_storage_order(a, DARRAY_ORDER_FORTRAN, NULL));
   TU_OK(darray_commit(a));
-  char *text = explain(f, a, 0);
+  char *text = tu_explain(f, a, 0);
   TU_CHECK(strategy_consistent(text, P > 1));
   TU_CONTAINS(text, P > 1 ? "storage order: no" : "storage order: yes");
   TU_CONTAINS(text, "MULTIPARTITION");
@@ -178,7 +169,7 @@ static void model_by_hand(const char *path) {
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f));
     MPI_Info_free(&info);
     darray_t a = make(CYCLIC, DARRAY_ORDER_FORTRAN, 12);
-    char *text = explain(f, a, 1);
+    char *text = tu_explain(f, a, 1);
     const char *e = strstr(text, "with two-phase ");
     double t2 = 0, td = 0;
     if (TU_CHECK(e != NULL) &&
@@ -218,11 +209,11 @@ int main(int argc, char **argv) {
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &g));
     MPI_Info_free(&info);
     darray_t a = make(CYCLIC, DARRAY_ORDER_C, 8);
-    char *text = explain(g, a, 1);
+    char *text = tu_explain(g, a, 1);
     TU_CONTAINS(text, "strategy: sieve");
     TU_CONTAINS(text, "cannot lock");
     free(text);
-    text = explain(f, a, 1); /* posix locks: no such note */
+    text = tu_explain(f, a, 1); /* posix locks: no such note */
     TU_CHECK(strstr(text, "cannot lock") == NULL);
     free(text);
     darray_free(&a);

@@ -310,3 +310,12 @@ void tu_fill_bytes(void *buf, int64_t n, uint64_t seed, int64_t start) {
   for (int64_t b = 0; b < n; b++)
     p[b] = (unsigned char)tu_value(seed, start + b);
 }
+
+char *tu_explain(darray_file_t f, darray_t a, int write) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  TU_OK(darray_explain(f, a, write, mem));
+  fclose(mem);
+  return text;
+}

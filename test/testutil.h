@@ -110,6 +110,8 @@ void tu_remove(const char *path);
  * NULL on success, even for an empty file) and the size in *size; returns
  * NULL and *size = -1 on failure. */
 unsigned char *tu_read_file(const char *path, int64_t *size);
+/* What darray_explain() prints for (f, a), as a string to free. */
+char *tu_explain(darray_file_t f, darray_t a, int write);
 /* Write n bytes to path (create/truncate) with stdio on this rank; returns 0
  * on success, -1 on failure. */
 int tu_write_file(const char *path, const void *buf, int64_t n);
