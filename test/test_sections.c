@@ -1,8 +1,9 @@
 /*
  * test_sections.c - darray_write_section / darray_read_section.
  *
- * Over a seeded sample of shapes, storage orders, displacements, element
- * sizes, buffer orders, strategies and back ends:
+ * Over a seeded sample of shapes, distributions of the array (NONE, BLOCK,
+ * CYCLIC per dimension), storage orders, displacements, element sizes,
+ * buffer orders, strategies and back ends:
  *  - writes: the array is cut into one box per rank along a random
  *    dimension (boxes may be empty, and each may be shrunk inside its slab
  *    so that the union has holes); every rank writes its box; rank 0
@@ -34,6 +35,9 @@ typedef struct scase {
   darray_order_t border;
   const char *hints;
   uint64_t seed;
+  int has_dist;             /* random cases: the array's own distribution */
+  darray_dist_t dist[MAXD]; /* (sections do not depend on it, and the calls
+                               must not either) */
 } scase_t;
 
 static uint64_t rng;
@@ -103,6 +107,12 @@ static void random_case(scase_t *c, int id) {
     c->perm[d] = c->perm[k];
     c->perm[k] = t;
   }
+  static const darray_dist_t kinds[] = {DARRAY_DIST_NONE, DARRAY_DIST_BLOCK,
+                                        DARRAY_DIST_CYCLIC};
+  for (int d = 0; d < c->nd; d++)
+    c->dist[d] = kinds[rnd(3)];
+  c->dist[rnd(c->nd)] = DARRAY_DIST_BLOCK; /* the grid needs a dimension */
+  c->has_dist = 1;
   c->disp = rnd(2) ? 0 : 1 + rnd(40);
   c->es = (int64_t[]){1, 3, 4, 8}[rnd(4)];
   c->border = rnd(2) ? DARRAY_ORDER_C : DARRAY_ORDER_FORTRAN;
@@ -116,6 +126,13 @@ static darray_t make_array(const scase_t *c) {
                       c->es == 4 ? DARRAY_INT32 : DARRAY_OPAQUE, &a));
   if (c->es != 4)
     TU_OK(darray_set_elem_size(a, c->es));
+  if (c->has_dist) {
+    int grid[MAXD] = {0};
+    TU_OK(darray_set_distribution(a, c->dist, NULL));
+    for (int d = 0; d < c->nd; d++) /* NONE: one process */
+      grid[d] = c->dist[d] == DARRAY_DIST_NONE ? 1 : 0;
+    TU_OK(darray_set_grid(a, grid));
+  }
   TU_OK(darray_set_storage_order(a, DARRAY_ORDER_PERM, c->perm));
   TU_OK(darray_set_displacement(a, c->disp));
   TU_OK(darray_commit(a));
@@ -281,7 +298,7 @@ static void read_case(const scase_t *c, const char *path) {
 }
 
 static void overlap_case(const char *path) {
-  scase_t c = {2, {6, 5}, {0, 1}, 3, 4, DARRAY_ORDER_C, "", 42};
+  scase_t c = {2, {6, 5}, {0, 1}, 3, 4, DARRAY_ORDER_C, "", 42, 0, {0}};
   int me = tu_rank(), P = tu_nprocs();
   prefill(&c, path);
   darray_t a = make_array(&c);
@@ -322,7 +339,7 @@ static void limit_case(const char *path) {
   int me = tu_rank(), P = tu_nprocs();
   for (int h = 0; h < (int)(sizeof lim_hints / sizeof *lim_hints); h++) {
     scase_t c = {3, {24, 20, 16}, {0, 1, 2}, 8, 4, DARRAY_ORDER_C,
-                 lim_hints[h], 77 + (uint64_t)h};
+                 lim_hints[h], 77 + (uint64_t)h, 0, {0}};
     prefill(&c, path);
     darray_t a = make_array(&c);
     darray_file_t f = open_file(&c, path, DARRAY_MODE_RDWR);
