@@ -28,15 +28,15 @@ static void fail(tp_t *t, int rc) {
 }
 
 static MPI_Request *next_request(tp_t *t) {
-  if (t->nreq == t->req_cap) {
-    int cap = t->req_cap ? 2 * t->req_cap : 64;
-    MPI_Request *q = realloc(t->req, sizeof *q * (size_t)cap);
+  if (t->cur.nreq == t->cur.req_cap) {
+    int cap = t->cur.req_cap ? 2 * t->cur.req_cap : 64;
+    MPI_Request *q = realloc(t->cur.req, sizeof *q * (size_t)cap);
     if (q == NULL)
       return NULL;
-    t->req = q;
-    t->req_cap = cap;
+    t->cur.req = q;
+    t->cur.req_cap = cap;
   }
-  return &t->req[t->nreq++];
+  return &t->cur.req[t->cur.nreq++];
 }
 
 /* Nonblocking transfer of a stream of n bytes at p, cut every M bytes. */
@@ -51,7 +51,7 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
     if (err != MPI_SUCCESS) {
       fail(t, rq == NULL ? DARRAY_ENOMEM : DARRAY_EMPI);
       if (rq != NULL)
-        t->nreq--;
+        t->cur.nreq--;
     }
   }
   if (send)
@@ -59,9 +59,9 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
 }
 
 static void wait_all(tp_t *t) {
-  if (t->nreq > 0 && darray__wait_all(t->nreq, t->req) != DARRAY_SUCCESS)
+  if (t->cur.nreq > 0 && darray__wait_all(t->cur.nreq, t->cur.req) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
-  t->nreq = 0;
+  t->cur.nreq = 0;
 }
 
 /* Blocking send or receive of one message, waiting politely. */
@@ -145,20 +145,20 @@ static void owner_streams(tp_t *t, int64_t cycle, int phase) {
 static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
   int64_t at = 0;
   for (int r = 0; r < t->P; r++) {
-    t->bytes[r] = darray__tp_stream_bytes(&t->peer[r], clo, chi);
+    t->cur.bytes[r] = darray__tp_stream_bytes(&t->peer[r], clo, chi);
     if (r == t->me && (t->self_contig || t->image))
-      t->bytes[r] = 0; /* not staged */
-    t->stage_off[r] = at;
-    at += t->bytes[r];
+      t->cur.bytes[r] = 0; /* not staged */
+    t->cur.stage_off[r] = at;
+    at += t->cur.bytes[r];
   }
 }
 
 static void post_peer_streams(tp_t *t, bool send) {
   for (int r = 0; r < t->P; r++)
-    if (r != t->me && t->bytes[r] > 0)
-      post_stream(t, t->stage + t->stage_off[r], t->bytes[r], r, send);
+    if (r != t->me && t->cur.bytes[r] > 0)
+      post_stream(t, t->cur.stage + t->cur.stage_off[r], t->cur.bytes[r], r, send);
   if (!send)
-    t->nrecv = t->nreq; /* posted first in a write cycle */
+    t->cur.nrecv = t->cur.nreq; /* posted first in a write cycle */
 }
 
 /* Pack (to_stage) or unpack my own strided pieces through staging. */
@@ -166,7 +166,7 @@ static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
   if (t->self_contig || t->image)
     return;
   pwalk_t w;
-  char *p = t->stage + t->stage_off[t->me];
+  char *p = t->cur.stage + t->cur.stage_off[t->me];
   for (darray__tp_walk_start(&w, &t->self, clo, chi); w.valid;
        darray__tp_walk_next(&w)) {
     darray__layout_copy(t->a, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
@@ -218,8 +218,8 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
   darray__layout_copy_window(a, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
                              t->img, to_img);
   for (int r = 0; r < t->P; r++) {
-    char *p = t->stage + t->stage_off[r];
-    if (r == t->me || t->bytes[r] == 0)
+    char *p = t->cur.stage + t->cur.stage_off[r];
+    if (r == t->me || t->cur.bytes[r] == 0)
       continue;
     if (t->peer_nsec[r] == 1) {
       section_t ps;
@@ -296,7 +296,7 @@ static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
     int64_t len = w->b1 - w->b0;
     char *mem = best == t->me && t->self_contig
                     ? t->x->buf + w->run.moff + w->b0
-                    : t->stage + t->stage_off[best] + cur[best];
+                    : t->cur.stage + t->cur.stage_off[best] + cur[best];
     cur[best] += len;
     add_piece(t, w->run.foff + w->b0, mem, len);
     darray__tp_walk_next(w);
@@ -318,7 +318,7 @@ static bool my_chunk(const tp_t *t, int64_t cycle, int64_t *clo, int64_t *chi) {
 static void post_write(tp_t *t, int64_t cycle) {
   int64_t clo, chi;
   bool agg = my_chunk(t, cycle, &clo, &chi);
-  t->nrecv = 0;
+  t->cur.nrecv = 0;
   if (agg) {
     place_streams(t, clo, chi);
     post_peer_streams(t, false); /* receive the others' streams */
@@ -359,17 +359,13 @@ void darray__tp_cycle(tp_t *t, int64_t cycle) {
 /* ---- pipelined writes ---------------------------------------------------- */
 
 static void swap_slots(tp_t *t) {
-  tp_slot_t cur = {t->stage, t->bytes, t->stage_off, t->req,
-                   t->nreq,  t->req_cap, t->nrecv};
-  t->stage = t->alt.stage, t->bytes = t->alt.bytes;
-  t->stage_off = t->alt.stage_off, t->req = t->alt.req;
-  t->nreq = t->alt.nreq, t->req_cap = t->alt.req_cap;
-  t->nrecv = t->alt.nrecv;
-  t->alt = cur;
+  tp_slot_t c = t->cur;
+  t->cur = t->alt;
+  t->alt = c;
 }
 
 static void wait_some(tp_t *t, int from, int to) {
-  if (to > from && darray__wait_all(to - from, t->req + from) != DARRAY_SUCCESS)
+  if (to > from && darray__wait_all(to - from, t->cur.req + from) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
 }
 
@@ -397,12 +393,12 @@ void darray__tp_write_pipelined(tp_t *t) {
     if (next)
       post_write(t, c + 1);
     if (odd)
-      wait_some(t, 0, t->nrecv);
+      wait_some(t, 0, t->cur.nrecv);
     swap_slots(t); /* back to c's, complete */
     write_chunk(t, c);
     swap_slots(t);
-    wait_some(t, odd ? t->nrecv : 0, t->nreq);
-    t->nreq = t->nrecv = 0;
+    wait_some(t, odd ? t->cur.nrecv : 0, t->cur.nreq);
+    t->cur.nreq = t->cur.nrecv = 0;
     t->x->f->stats.cycles++;
   }
 }

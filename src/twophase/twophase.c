@@ -181,6 +181,21 @@ static int64_t largest_chunk_streams(tp_t *t) {
   return most;
 }
 
+static int slot_alloc(tp_slot_t *s, int64_t stage, int P) {
+  s->stage = malloc((size_t)stage);
+  s->bytes = calloc((size_t)P, sizeof *s->bytes);
+  s->stage_off = calloc((size_t)P, sizeof *s->stage_off);
+  return s->stage && s->bytes && s->stage_off ? DARRAY_SUCCESS
+                                               : DARRAY_ENOMEM;
+}
+
+static void slot_free(tp_slot_t *s) {
+  free(s->stage);
+  free(s->bytes);
+  free(s->stage_off);
+  free(s->req);
+}
+
 /* Buffers of an aggregator: staging, walkers, the vector. */
 static int prepare_aggregator(tp_t *t) {
   size_t P = (size_t)t->P;
@@ -197,23 +212,16 @@ static int prepare_aggregator(tp_t *t) {
   }
   if (t->x->boxes != NULL && !t->x->write)
     t->stage_cap = largest_chunk_streams(t);
-  t->stage = malloc((size_t)t->stage_cap);
-  t->bytes = calloc(P, sizeof *t->bytes);
-  t->stage_off = calloc(P, sizeof *t->stage_off);
-  if (t->pipeline) {
-    t->alt.stage = malloc((size_t)t->stage_cap);
-    t->alt.bytes = calloc(P, sizeof *t->alt.bytes);
-    t->alt.stage_off = calloc(P, sizeof *t->alt.stage_off);
-    if (!t->alt.stage || !t->alt.bytes || !t->alt.stage_off)
-      return DARRAY_ENOMEM;
-  }
+  if (slot_alloc(&t->cur, t->stage_cap, t->P) != DARRAY_SUCCESS ||
+      (t->pipeline && slot_alloc(&t->alt, t->stage_cap, t->P) !=
+                          DARRAY_SUCCESS))
+    return DARRAY_ENOMEM;
   t->cursor = calloc(P, sizeof *t->cursor);
   t->walk = calloc(P, sizeof *t->walk);
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
   if (t->image)
     t->img = malloc((size_t)t->C);
-  if (!t->peer || !t->stage || !t->bytes || !t->stage_off || !t->cursor ||
-      !t->walk || !t->iov || (t->image && !t->img))
+  if (!t->cursor || !t->walk || !t->iov || (t->image && !t->img))
     return DARRAY_ENOMEM;
   return DARRAY_SUCCESS;
 }
@@ -270,19 +278,13 @@ static void tp_finish(xfer_t *x) {
   free(t->peer_sec);
   free(t->peer_nsec);
   free(t->peer);
-  free(t->stage);
-  free(t->alt.stage);
-  free(t->alt.bytes);
-  free(t->alt.stage_off);
-  free(t->alt.req);
+  slot_free(&t->cur);
+  slot_free(&t->alt);
   free(t->img);
   free(t->pack);
-  free(t->bytes);
-  free(t->stage_off);
   free(t->cursor);
   free(t->walk);
   free(t->iov);
-  free(t->req);
   free(t);
   x->state = NULL;
 }

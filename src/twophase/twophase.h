@@ -43,15 +43,10 @@ typedef struct tp {
   int *peer_nsec;
   layout_iter_t *peer; /* aggregators: iterators over every process's runs */
   int npeer;
-  char *stage;         /* aggregators: the others' data (C bytes, times
-                          the overlap depth of section reads) */
-  int64_t stage_cap;
-  int64_t *bytes;      /* aggregators: each process's bytes in the chunk */
-  int64_t *stage_off;  /* ... and where they sit in stage */
-  MPI_Request *req;
-  int nreq, req_cap, nrecv;
-  tp_slot_t alt;       /* the other slot (pipelined writes), swapped in
-                          and out of the fields above */
+  int64_t stage_cap;   /* bytes of a slot's stage: C, times the overlap
+                          depth of section reads */
+  tp_slot_t cur;       /* the cycle being exchanged and moved */
+  tp_slot_t alt;       /* pipelined writes: the other one */
   bool pipeline;       /* writes: the next chunk's exchange overlaps the
                           file call of this one */
   char *pack;          /* M bytes: strided streams, and the scratch of
