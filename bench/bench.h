@@ -44,6 +44,7 @@ typedef struct options {
   int runs;
   int cold, explain;
   int same_file; /* --same-file: reads see files written one way */
+  int rotate;    /* --rotate: run k of every method before run k + 1 */
   int64_t slab; /* slabs: planes per call (0: the default) */
   const char *dir, *methods, *hints, *plot;
 } options_t;

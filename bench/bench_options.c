@@ -27,6 +27,9 @@ static const char usage_text[] =
     "  --same-file     before each read phase, rewrite the method's file the\n"
     "                  way 'conforming' writes it (untimed), so that every\n"
     "                  method reads the same page-cache state\n"
+    "  --rotate        take run k of every method before run k + 1 of any\n"
+    "                  (default: all runs of a method, then the next), so\n"
+    "                  that drifts of a shared machine touch all alike\n"
     "  --dir D         directory of the files (default .)\n"
     "  --methods LIST  comma-separated methods (default: all), among\n"
     "                  darrayio-auto darrayio-direct darrayio-sieve\n"
@@ -128,6 +131,8 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
       o->cold = 1;
     else if (!strcmp(a, "--same-file"))
       o->same_file = 1;
+    else if (!strcmp(a, "--rotate"))
+      o->rotate = 1;
     else if (!strcmp(a, "--explain"))
       o->explain = 1;
     else if (i + 1 >= argc || option_value(a, argv[i + 1], o) != 0)

@@ -200,37 +200,35 @@ static void set_status(result_t *r, int st, const char *why) {
     snprintf(r->why, sizeof r->why, "%s", why[0] ? why : "see stderr");
 }
 
-static void run_method(bench_t *b, mstate_t *s, result_t r[2]) {
-  int salt = 0;
+/* Run number `run` of a method: a timed write, then a timed read (a read
+ * alone needs a file: the method writes it, untimed, before its first run,
+ * or before every run with --rotate, since the files are then removed after
+ * each run). A method stops at its first failure. */
+static void run_once(bench_t *b, mstate_t *s, result_t r[2], int run) {
   double t;
-  if (!b->o.do_write) { /* reads need a file: the method writes it, untimed */
+  if (r[0].status != ST_OK || r[1].status != ST_OK)
+    return;
+  int salt = b->o.do_write || b->o.rotate ? run + 1 : 1;
+  if (!b->o.do_write && (run == 0 || b->o.rotate)) {
     counters_t c;
     set_status(&r[1], write_phase(b, s, salt, &t, &c), s->why);
   }
-  for (int run = 0; run < b->o.runs && r[0].status == ST_OK &&
-                    r[1].status == ST_OK; run++) {
-    if (b->o.do_write) {
-      salt = run + 1;
-      int st = write_phase(b, s, salt, &r[0].t[run], &r[0].c);
-      set_status(&r[0], st, s->why);
-      if (st == ST_UNAVAILABLE)
-        set_status(&r[1], st, s->why);
-      if (st != ST_OK)
-        break;
-      r[0].nruns++;
-    }
-    if (b->o.do_read) {
-      int st = read_phase(b, s, salt, &r[1].t[run], &r[1].c);
+  if (b->o.do_write && r[1].status == ST_OK) {
+    int st = write_phase(b, s, salt, &r[0].t[run], &r[0].c);
+    set_status(&r[0], st, s->why);
+    if (st == ST_UNAVAILABLE)
       set_status(&r[1], st, s->why);
-      if (st != ST_OK)
-        break;
-      r[1].nruns++;
-    }
+    if (st != ST_OK)
+      return;
+    r[0].nruns++;
   }
-  for (int w = 0; w < 2; w++)
-    if (r[w].nruns == 0 && r[w].status == ST_OK)
-      set_status(&r[w], ST_NOTRUN, "an earlier phase of this method failed");
-  bench_remove(b, s->path);
+  if (b->o.do_read && r[1].status == ST_OK) {
+    set_status(&r[1], read_phase(b, s, salt, &r[1].t[run], &r[1].c), s->why);
+    if (r[1].status == ST_OK)
+      r[1].nruns++;
+  }
+  if (b->o.rotate)
+    bench_remove(b, s->path);
 }
 
 /* Buffers: the pattern's, or room for this rank's share of the largest
@@ -245,25 +243,53 @@ static int method_buffer(bench_t *b, mstate_t *s) {
   return s->buf ? 0 : -1;
 }
 
-static void measure(bench_t *b, const method_t *m, result_t r[2]) {
-  mstate_t s = {.m = m, .fd = -1};
-  snprintf(s.path, sizeof s.path, "%s/darrayio-bench.%s.%s.dat", b->o.dir,
+static void start(bench_t *b, const method_t *m, mstate_t *s, result_t r[2]) {
+  *s = (mstate_t){.m = m, .fd = -1};
+  snprintf(s->path, sizeof s->path, "%s/darrayio-bench.%s.%s.dat", b->o.dir,
            b->p.name, m->name);
   for (int w = 0; w < 2; w++) {
     r[w] = (result_t){.method = m->name, .write = 1 - w};
     r[w].t = calloc((size_t)b->o.runs, sizeof(double));
   }
-  if (method_buffer(b, &s) != 0)
+  if (method_buffer(b, s) != 0 || r[0].t == NULL || r[1].t == NULL)
     set_status(&r[0], ST_FAILED, "out of memory");
-  else
-    run_method(b, &s, r);
-  if (s.buf != b->pbuf)
-    free(s.buf);
+}
+
+static void finish(bench_t *b, mstate_t *s, result_t r[2]) {
+  bench_remove(b, s->path);
+  if (s->buf != b->pbuf)
+    free(s->buf);
   for (int w = 0; w < 2; w++) {
+    if (r[w].nruns == 0 && r[w].status == ST_OK)
+      set_status(&r[w], ST_NOTRUN, "an earlier phase of this method failed");
     bench_summarize(&r[w]);
     if ((w == 0 && b->o.do_write) || (w == 1 && b->o.do_read))
       bench_result_line(b, &r[w]);
   }
+}
+
+/* All runs of each method in turn, or with --rotate run k of every method
+ * before run k + 1 of any, so that slow drifts of a shared machine touch
+ * every method alike. Results are printed in method order either way. */
+static void measure_all(bench_t *b, const method_t **list, int n,
+                        result_t *r) {
+  static mstate_t s[BENCH_MAX_METHODS]; /* 4 KiB paths: not on the stack */
+  if (!b->o.rotate) {
+    for (int i = 0; i < n; i++) {
+      start(b, list[i], &s[i], &r[2 * i]);
+      for (int run = 0; run < b->o.runs; run++)
+        run_once(b, &s[i], &r[2 * i], run);
+      finish(b, &s[i], &r[2 * i]);
+    }
+    return;
+  }
+  for (int i = 0; i < n; i++)
+    start(b, list[i], &s[i], &r[2 * i]);
+  for (int run = 0; run < b->o.runs; run++)
+    for (int i = 0; i < n; i++)
+      run_once(b, &s[i], &r[2 * i], run);
+  for (int i = 0; i < n; i++)
+    finish(b, &s[i], &r[2 * i]);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -301,8 +327,7 @@ static int bench(bench_t *b) {
   if (b->pbuf == NULL)
     return 2;
   header(b);
-  for (int i = 0; i < n; i++)
-    measure(b, list[i], &r[2 * i]);
+  measure_all(b, list, n, r);
   bench_table(b, r, 2 * n);
   if (b->o.plot)
     bench_plot(b, r, 2 * n);
