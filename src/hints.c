@@ -76,9 +76,9 @@ void darray__hints_default(darray_hints_t *h) {
   h->ds_wr_latency_ns = 5000;
   h->ds_bandwidth_mbs = 5000;
   /* measured at 2 ranks: 16 MiB each way between two processes in 3.2 ms
-   * (MPI_Isend/Irecv, 4 MiB messages); a cycle's waits about 10 us */
+   * (MPI_Isend/Irecv, 4 MiB messages) */
   h->cb_exchange_mbs = 10000;
-  h->cb_cycle_ns = 10000;
+  h->cb_cycle_ns = -1; /* measured when the file opens (wait.c) */
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
                               faster as vectors (bench/README.md) */
 }

@@ -494,6 +494,12 @@ typedef struct strategy {
 DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
 DARRAY_HIDDEN extern const strategy_t darray__strategy_twophase;
 DARRAY_HIDDEN extern const strategy_t darray__strategy_sieve;
+/* The planner's estimate (ns) of a sieved read of sections sec holding
+ * bytes bytes, from its first `sample` runs (src/sieve/sieve.c). */
+DARRAY_HIDDEN int darray__sieve_read_cost(const xfer_t *x,
+                                          const section_t *sec, int nsec,
+                                          int64_t bytes, int64_t sample,
+                                          double *ns);
 
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */
@@ -546,6 +552,9 @@ DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
 DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
+/* The measured cost (ns) of one synchronization of comm's processes, kept
+ * per user communicator (wait.c); collective. */
+DARRAY_HIDDEN int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 
 /* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */
