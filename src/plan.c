@@ -12,7 +12,8 @@
  *     collective buffering is not disabled), two-phase collective I/O,
  *     which lets a few processes access large contiguous pieces, unless
  *     the cost model (estimate() below) says direct runs take less time
- *     (few long runs against the exchange);
+ *     (few long runs against the exchange) or, for reads, sieving does
+ *     (synchronization is dear: more processes than cores);
  *  3. otherwise each process accesses its own runs: data sieving when
  *     romio_ds_read / romio_ds_write = enable, direct runs when = disable;
  *     when automatic, and the extents do not interleave, sieving if the
@@ -27,6 +28,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* extent, runs (before touching ones merge) and bytes of a rank */
 typedef layout_rank_t rank_runs_t;
@@ -71,21 +73,26 @@ static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
 }
 
 /*
- * Interleaved access: the call's time under two-phase and under direct
- * runs (ns), from the same numbers on every process, with the sieving
- * model's latencies and bandwidth (bw, ns per byte) plus an exchange rate
- * (darray_cb_exchange_mbs, each byte counted when sent and when received)
- * and a synchronization cost per cycle (darray_cb_cycle_ns):
+ * Interleaved access: the call's time under two-phase, under direct runs
+ * and, for reads, under sieving (ns), from the same numbers on every
+ * process, with the sieving model's latencies and bandwidth (bw, ns per
+ * byte) plus an exchange rate (darray_cb_exchange_mbs, each byte counted
+ * when sent and when received) and a synchronization cost per cycle
+ * (darray_cb_cycle_ns, measured when the file opens):
  *  - direct: the slowest process, one call per run plus its bytes;
  *  - two-phase: an aggregator's share of the union's span in chunks of
  *    cb_buffer_size, each a call and a cycle, plus the exchange of every
- *    process's data that lives in other domains.
- * Sieving is not a candidate here: in interleaved access every process's
- * windows cover nearly the whole file, and its cost grows with the number
- * of processes (measured: 1.9x slower than two-phase at 4 processes).
+ *    process's data that lives in other domains;
+ *  - sieving (reads): the slowest process, one call per window plus the
+ *    windows' bytes, holes included (darray__sieve_read_cost). In
+ *    interleaved access the windows cover the other processes' data, so
+ *    sieving loses while synchronizing is cheap, and wins where it is dear
+ *    (more processes than cores: no process waits for another).
+ * Sieved writes are not candidates: their holes are other processes' data,
+ * so every window would be a locked read-modify-write.
  */
 typedef struct costs {
-  double direct, twophase;
+  double direct, twophase, sieve; /* sieve < 0: not a candidate */
 } costs_t;
 
 static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
@@ -97,7 +104,7 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
   int A = h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes : P;
   int64_t lo = 0, hi = 0, most = 0;
   bool any = false;
-  *c = (costs_t){0, 0};
+  *c = (costs_t){0, 0, -1};
   for (int r = 0; r < P; r++) {
     double d = (double)rr[r].nruns * lat + (double)rr[r].bytes * bw;
     c->direct = d > c->direct ? d : c->direct;
@@ -114,6 +121,35 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
                 2.0 * (double)most * (P - 1) / P * xw;
 }
 
+/* Processes whose sieved reads are estimated (the slowest counts): all of
+ * them up to SIEVE_RANKS, else SIEVE_RANKS spread evenly, SIEVE_SAMPLE runs
+ * each: the planner runs on every call, and walking 16384 runs cost 0.2 ms
+ * per call, 10 % of a 8 MiB DIST3D read at 2 processes; 256 runs hold
+ * several periods of the patterns measured (BTIO class C: 81 runs). */
+#define SIEVE_RANKS 8
+#define SIEVE_SAMPLE 256
+
+static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
+                          costs_t *c) {
+  int P = x->a->nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
+  int64_t sample = SIEVE_SAMPLE;
+  c->sieve = 0;
+  for (int i = 0; i < n; i++) {
+    int r = (int)((int64_t)i * P / n);
+    section_t *sec;
+    int nsec;
+    double t;
+    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
+      return DARRAY_ENOMEM;
+    int rc = darray__sieve_read_cost(x, sec, nsec, rr[r].bytes, sample, &t);
+    free(sec);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+    c->sieve = t > c->sieve ? t : c->sieve;
+  }
+  return DARRAY_SUCCESS;
+}
+
 /* The decision and, when why is not NULL, the reason in words. */
 typedef struct decision {
   const strategy_t **s;
@@ -128,20 +164,25 @@ static int decide(decision_t *d, const strategy_t *s, const char *reason) {
   return DARRAY_SUCCESS;
 }
 
-/* Interleaved access, two-phase possible: two-phase unless direct runs are
- * estimated cheaper (ties go to two-phase). */
+/* Interleaved access, two-phase possible: the cheapest estimate; ties go
+ * to two-phase, then to direct runs. */
 static int decide_interleaved(decision_t *d, const costs_t *c) {
-  char why[400];
-  bool direct = c->direct < c->twophase;
+  char why[600], sv[64] = "";
+  const strategy_t *s = &darray__strategy_twophase;
+  double best = c->twophase;
+  if (c->direct < best)
+    s = &darray__strategy_direct, best = c->direct;
+  if (c->sieve >= 0 && c->sieve < best)
+    s = &darray__strategy_sieve, best = c->sieve;
+  if (c->sieve >= 0)
+    snprintf(sv, sizeof sv, ", with sieving %.3f us", c->sieve / 1e3);
   snprintf(why, sizeof why,
            "the file extents of different processes interleave; estimated "
-           "time with two-phase %.3f us, with direct runs %.3f us (cost "
+           "time with two-phase %.3f us, with direct runs %.3f us%s (cost "
            "model: darray_ds_*_latency_ns, darray_ds_bandwidth_mbs, "
            "darray_cb_exchange_mbs, darray_cb_cycle_ns)",
-           c->twophase / 1e3, c->direct / 1e3);
-  return decide(d, direct ? &darray__strategy_direct
-                          : &darray__strategy_twophase,
-                why);
+           c->twophase / 1e3, c->direct / 1e3, sv);
+  return decide(d, s, why);
 }
 
 /* Hints that settle the question alone; returns true if they did. */
@@ -185,11 +226,24 @@ static int plan(const xfer_t *x, decision_t *d) {
                   r < a->nprocs && !sieve;
        r++)
     sieve = sieve_pays(x, &rr[r]);
-  costs_t c = {0, 0};
+  costs_t c = {0, 0, -1};
   if (rc == DARRAY_SUCCESS)
-    estimate(x, rr, &c); /* before the interleave test sorts rr */
-  bool inter = rc == DARRAY_SUCCESS && a->nprocs > 1 &&
-               darray__layout_interleave(rr, a->nprocs);
+    estimate(x, rr, &c);
+  /* the interleave test sorts a copy: estimate_sieve indexes rr by rank */
+  rank_runs_t *sorted = rc == DARRAY_SUCCESS
+                            ? malloc(sizeof *rr * (size_t)a->nprocs)
+                            : NULL;
+  if (rc == DARRAY_SUCCESS && sorted == NULL)
+    rc = DARRAY_ENOMEM;
+  bool inter = false;
+  if (rc == DARRAY_SUCCESS && a->nprocs > 1) {
+    memcpy(sorted, rr, sizeof *rr * (size_t)a->nprocs);
+    inter = darray__layout_interleave(sorted, a->nprocs);
+  }
+  free(sorted);
+  if (rc == DARRAY_SUCCESS && inter && cb_possible && !x->write &&
+      ds != DARRAY_TRI_DISABLE)
+    rc = estimate_sieve(x, rr, &c);
   free(rr);
   if (rc != DARRAY_SUCCESS)
     return rc;

@@ -359,5 +359,46 @@ static int sieve_run(xfer_t *x) {
   return rc;
 }
 
+/*
+ * The planner's estimate (ns) of a sieved read by one process of sections
+ * sec, holding `bytes` bytes in `nruns` runs: one call per window plus every
+ * byte of the windows, by the cost model above. Windows end where a hole
+ * is too large to read through (worth_joining) and every cap bytes; the
+ * holes are found from the first `sample` runs only and the rest is scaled
+ * by bytes (distributions repeat with a period of a few runs), so the cost
+ * of the estimate is bounded whatever the array's size.
+ */
+int darray__sieve_read_cost(const xfer_t *x, const section_t *sec, int nsec,
+                            int64_t bytes, int64_t sample, double *ns) {
+  const darray_hints_t *h = &x->f->hints;
+  sieve_t s = {.x = (xfer_t *)x, .lat_rd = (double)h->ds_rd_latency_ns,
+               .ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs};
+  *ns = 0;
+  if (bytes <= 0)
+    return DARRAY_SUCCESS;
+  int rc = darray__layout_iter_init(&s.scan, x->a, sec, nsec);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int64_t cap = h->ind_rd_buffer_size / x->a->esize * x->a->esize;
+  cap = cap < x->a->esize ? x->a->esize : cap;
+  int64_t data = 0, span = 0, breaks = 1, end = 0;
+  layout_run_t r;
+  for (int64_t k = 0; k < sample && darray__layout_next(&s.scan, &r); k++) {
+    int64_t gap = r.foff - end;
+    if (k > 0 && worth_joining(&s, gap, r.len))
+      span += gap;
+    else if (k > 0)
+      breaks++;
+    data += r.len;
+    span += r.len;
+    end = r.foff + r.len;
+  }
+  darray__layout_iter_free(&s.scan);
+  double scale = (double)bytes / (double)data;
+  double windows = scale * (double)breaks + scale * (double)span / (double)cap;
+  *ns = windows * s.lat_rd + scale * (double)span * s.ns_per_byte;
+  return DARRAY_SUCCESS;
+}
+
 const strategy_t darray__strategy_sieve = {"sieve", sieve_prepare, sieve_run,
                                            sieve_finish};
