@@ -626,8 +626,13 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *  - two-phase's side of the cost model: `darray_cb_exchange_mbs` (10^6
  *    bytes per second between two processes, each byte counted when sent
  *    and when received; default 10000) and `darray_cb_cycle_ns` (the
- *    synchronization of one cycle, default 10000), measured on this
- *    project's machine; darray_explain() prints both estimates;
+ *    synchronization of one cycle; by default set when the file opens:
+ *    10000, or 1000000 when some node runs more of the communicator's
+ *    processes than it has cores, found once per communicator), measured
+ *    on this project's machine. When extents interleave, the planner
+ *    estimates two-phase, direct runs and, for reads, sieving, and takes
+ *    the cheapest; darray_explain() prints the estimates and
+ *    darray_file_get_hint() the cycle cost in use;
  *  - `darray_temp_limit` (bytes, default 0 = none): the most temporary
  *    memory one call may take on a process, whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()
@@ -640,6 +645,10 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  * hints for MPI-IO, which is passed it with the mpiio backend). Unknown keys
  * or malformed values in `DARRAYIO_HINTS`, and malformed values of known keys
  * in \p info, are errors. All processes must pass the same hints.
+ *
+ * The first open on a communicator finds how many of its processes share a
+ * node (one allreduce on a single node) for the planner's cycle cost and
+ * keeps the answer as an attribute of \p comm, freed with it.
  *
  * \param comm the processes that will access the file; array handles used
  *        with it must have a congruent communicator
