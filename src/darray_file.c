@@ -102,7 +102,8 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     free(f);
     return rc;
   }
-  if (f->hints.cb_cycle_ns < 0)
+  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
+  if (f->cycle_at_open)
     f->hints.cb_cycle_ns = darray__sync_cost_ns(comm, f->comm);
   f->magic = DARRAY_MAGIC_FILE;
   *out = f;

@@ -126,6 +126,28 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
   }
 }
 
+/* The planner's parameters, so that a surprising choice can be checked by
+ * hand and the hints that would change it are named. */
+static void cost_model(const struct darray_file_s *f, FILE *out) {
+  const darray_hints_t *h = &f->hints;
+  char cb[32], rd[32];
+  darray__human_bytes(h->cb_buffer_size, cb, sizeof cb);
+  darray__human_bytes(h->ind_rd_buffer_size, rd, sizeof rd);
+  fprintf(out,
+          "  cost model: a file call costs %" PRId64 " ns (reads) or %" PRId64
+          " ns (writes) plus its bytes at %" PRId64 " MB/s; two-phase "
+          "exchanges at %" PRId64 " MB/s and one cycle costs %" PRId64
+          " ns%s; chunks of %s (cb_buffer_size), sieve windows of up to %s "
+          "(ind_rd_buffer_size)\n",
+          h->ds_rd_latency_ns, h->ds_wr_latency_ns, h->ds_bandwidth_mbs,
+          h->cb_exchange_mbs, h->cb_cycle_ns,
+          !f->cycle_at_open ? " (darray_cb_cycle_ns given)"
+          : h->cb_cycle_ns == DARRAY_CYCLE_SHARED_NS
+              ? " (set at open: a node runs more processes than it has cores)"
+              : " (set at open: a core per process)",
+          cb, rd);
+}
+
 int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
@@ -158,6 +180,7 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
                  "sieved writes never read-modify-write: windows with holes "
                  "are written run by run\n", f->io.ops->name);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
+  cost_model(f, out);
   ownership_map(a, out);
   return DARRAY_SUCCESS;
 }

@@ -424,6 +424,7 @@ typedef struct darray_file_s {
   int rank, nprocs;
   int mode;
   darray_hints_t hints;
+  bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
   io_file_t io;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
@@ -552,8 +553,11 @@ DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
 DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
-/* The measured cost (ns) of one synchronization of comm's processes, kept
- * per user communicator (wait.c); collective. */
+/* The cost (ns) of one synchronization of comm's processes: CORE with a
+ * core per process, SHARED when a node runs more processes than it has
+ * cores; found once per user communicator (wait.c); collective. */
+#define DARRAY_CYCLE_CORE_NS INT64_C(10000)
+#define DARRAY_CYCLE_SHARED_NS INT64_C(1000000)
 DARRAY_HIDDEN int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 

@@ -60,9 +60,6 @@ int darray__wait(MPI_Request *req) { return darray__wait_all(1, req); }
  * the same on every process: oversubscribed if any node is. Collective over
  * user_comm.
  */
-#define SYNC_CORE_NS INT64_C(10000)
-#define SYNC_SHARED_NS INT64_C(1000000)
-
 static int sync_keyval = MPI_KEYVAL_INVALID;
 
 static int free_cost(MPI_Comm comm, int keyval, void *attr, void *extra) {
@@ -97,7 +94,7 @@ static int64_t measure_sync(MPI_Comm comm) {
   if (MPI_Iallreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
-    return SYNC_CORE_NS;
+    return DARRAY_CYCLE_CORE_NS;
   MPI_Comm node;
   if (v[0] == ~v[1])
     here = P;
@@ -110,8 +107,8 @@ static int64_t measure_sync(MPI_Comm comm) {
   if (MPI_Iallreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
-    return SYNC_CORE_NS;
-  return over ? SYNC_SHARED_NS : SYNC_CORE_NS;
+    return DARRAY_CYCLE_CORE_NS;
+  return over ? DARRAY_CYCLE_SHARED_NS : DARRAY_CYCLE_CORE_NS;
 }
 
 int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm) {

@@ -198,6 +198,10 @@ static void model_by_hand(const char *path) {
       TU_CHECK(strstr(text, "with sieving") == NULL); /* writes */
     }
     TU_CONTAINS(text, fast ? "strategy: twophase" : "strategy: direct");
+    char line[96]; /* the parameters are printed, and where C came from */
+    snprintf(line, sizeof line, "one cycle costs %s ns (%s", val,
+             fast ? "darray_cb_cycle_ns given" : "set at open");
+    TU_CONTAINS(text, line);
     free(text);
     text = tu_explain(f, a, 0);
     e = strstr(text, "with two-phase ");
