@@ -303,6 +303,35 @@ static void test_mp_slab_brute(void) {
   }
 }
 
+/* Dimensions near INT64_MAX: no intermediate may overflow (the sanitizer
+ * build traps signed overflow). Expected values from n = q * size + excess
+ * worked by hand. */
+static void test_mp_slab_huge(void) {
+  int64_t st, ln;
+  darray__dist_mp_slab(INT64_MAX, 1, 0, &st, &ln);
+  TU_EQ_I64(st, 0);
+  TU_EQ_I64(ln, INT64_MAX);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX, 1, INT64_MAX - 1), 0);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX, 1, 0), 0);
+  /* INT64_MAX = 2 * 4611686018427387903 + 1: slab 0 one point larger */
+  const int64_t h = INT64_C(4611686018427387903);
+  darray__dist_mp_slab(INT64_MAX, 2, 0, &st, &ln);
+  TU_EQ_I64(st, 0);
+  TU_EQ_I64(ln, h + 1);
+  darray__dist_mp_slab(INT64_MAX, 2, 1, &st, &ln);
+  TU_EQ_I64(st, h + 1);
+  TU_EQ_I64(ln, h);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX, 2, h), 0);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX, 2, h + 1), 1);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX, 2, INT64_MAX - 1), 1);
+  /* INT64_MAX - 1 = 3 * 3074457345618258602: equal slabs */
+  const int64_t t3 = INT64_C(3074457345618258602);
+  darray__dist_mp_slab(INT64_MAX - 1, 3, 2, &st, &ln);
+  TU_EQ_I64(st, 2 * t3);
+  TU_EQ_I64(ln, t3);
+  TU_EQ_INT(darray__dist_mp_slab_of(INT64_MAX - 1, 3, 2 * t3 - 1), 1);
+}
+
 /* BTIO.md's owner table for q = 3: owner[z][y][x]. */
 static const int bt_q3[3][3][3] = {
     {{0, 1, 2}, {3, 4, 5}, {6, 7, 8}},
@@ -396,6 +425,7 @@ int main(int argc, char **argv) {
   test_set_range();
   test_mp_slab_literal();
   test_mp_slab_brute();
+  test_mp_slab_huge();
   test_mp_q3_table();
   for (int q = 1; q <= 5; q++)
     test_mp_cells(q);

@@ -23,21 +23,19 @@ int darray__dist_isqrt(int p) {
   return r * r == p ? r : -1;
 }
 
+/* Slab s: the first `excess` slabs have size + 1 points. Written so that
+ * no intermediate exceeds n (size + 1 is formed only when excess > 0, where
+ * size < n): n may be INT64_MAX. */
 void darray__dist_mp_slab(int64_t n, int q, int s, int64_t *start,
                           int64_t *len) {
   int64_t size = n / q, excess = n % q;
-  if (s < excess) {
-    *len = size + 1;
-    *start = s * (size + 1);
-  } else {
-    *len = size;
-    *start = excess * (size + 1) + (s - excess) * size;
-  }
+  *len = size + (s < excess ? 1 : 0);
+  *start = s * size + (s < excess ? s : excess);
 }
 
 int darray__dist_mp_slab_of(int64_t n, int q, int64_t g) {
   int64_t size = n / q, excess = n % q;
-  int64_t big = excess * (size + 1);
+  int64_t big = excess * size + excess; /* points of the larger slabs */
   if (g < big)
     return (int)(g / (size + 1));
   return (int)(excess + (g - big) / size);
