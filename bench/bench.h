@@ -186,6 +186,9 @@ const method_t *bench_method(const char *name);
 /* bench_sys.c */
 int bench_pwrite_all(int fd, const void *buf, int64_t len, int64_t off);
 int bench_pread_all(int fd, void *buf, int64_t len, int64_t off);
+/* A barrier and a maximum over ranks whose waits yield the processor. */
+void bench_barrier(void);
+void bench_max_doubles(double *v, int n);
 int bench_pretouch(const bench_t *b, int64_t bytes);
 int bench_drop_caches(const bench_t *b);
 void bench_remove(const bench_t *b, const char *path);

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,4 +120,32 @@ int bench_setup_cold(bench_t *b) {
             "/proc/sys/vm/drop_caches); measuring with a warm cache\n");
   b->cold = ok;
   return 0;
+}
+
+/* Waiting that yields the processor: MPI busy-polls, and with more ranks
+ * than cores a rank that finished its timed call and waits for the others
+ * would take CPU from the ones still in theirs, adding noise (and a bias
+ * against whatever finishes unevenly) to every measurement. */
+static void quiet_wait(MPI_Request *req) {
+  int done = 0;
+  for (int k = 0;; k++) {
+    MPI_Test(req, &done, MPI_STATUS_IGNORE);
+    if (done)
+      return;
+    if (k >= 16)
+      sched_yield();
+  }
+}
+
+void bench_barrier(void) {
+  MPI_Request req;
+  MPI_Ibarrier(MPI_COMM_WORLD, &req);
+  quiet_wait(&req);
+}
+
+void bench_max_doubles(double *v, int n) {
+  MPI_Request req;
+  MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD,
+                 &req);
+  quiet_wait(&req);
 }

@@ -88,13 +88,13 @@ static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
   bench_pattern_step(&b->p, k);
   share(b, s);
   prepare_data(b, s, d, write ? salt : salt + 1000);
-  MPI_Barrier(MPI_COMM_WORLD);
+  bench_barrier();
   double t0 = MPI_Wtime();
   int rc = s->m->xfer(b, s, write, d, k);
   double v[2] = {MPI_Wtime() - t0, rc != 0};
   if (rc != 0)
     complain(b, s);
-  MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  bench_max_doubles(v, 2);
   *t += v[0];
   if (v[1] != 0)
     return ST_FAILED;
