@@ -105,6 +105,8 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   f->cycle_at_open = f->hints.cb_cycle_ns < 0;
   if (f->cycle_at_open)
     f->hints.cb_cycle_ns = darray__sync_cost_ns(comm, f->comm);
+  static uint64_t opened;
+  f->id = ++opened;
   f->magic = DARRAY_MAGIC_FILE;
   *out = f;
   return DARRAY_SUCCESS;

@@ -159,13 +159,32 @@ static int say_plan(const xfer_t *x, const region_t *g,
  *   end:   the strategy's state is freed, statistics are counted and the
  *          result is agreed on, so every process returns the same code.
  */
+/* The planner's decision, remembered for whole-array calls: the planner
+ * walks a sample of runs of up to 8 processes, 10-20 % of a 0.5 MiB read
+ * at 4 processes (BTIO class W), and its answer depends only on the
+ * committed array, the operation and the file's hints. */
+static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
+  darray_t a = (darray_t)x->a;
+  int w = x->write;
+  if (g == NULL && a->plan_memo[w].file == x->f->id) {
+    *s = a->plan_memo[w].s;
+    return DARRAY_SUCCESS;
+  }
+  int rc = darray__plan_choose(x, s);
+  if (rc == DARRAY_SUCCESS && g == NULL) {
+    a->plan_memo[w].file = x->f->id;
+    a->plan_memo[w].s = *s;
+  }
+  return rc;
+}
+
 static int xfer_begin(xfer_t *x, const region_t *g) {
   darray_file_t f = x->f;
   const strategy_t *s = &darray__strategy_direct;
   int rc = common_args(f, (darray_t)x->a, x->write);
   rc = access_of(x, g, rc);
   if (rc == DARRAY_SUCCESS)
-    rc = verbose() ? say_plan(x, g, &s) : darray__plan_choose(x, &s);
+    rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
   x->strategy = s;
   if (rc == DARRAY_SUCCESS && s->prepare != NULL)
     rc = s->prepare(x);

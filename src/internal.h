@@ -126,6 +126,13 @@ typedef struct darray_s {
   int64_t local_count;
   int64_t local_bytes;
   int64_t desc_hash; /* of the parts every process must share */
+  /* the planner's last whole-array decision per operation (read, write)
+   * and the file it was made for (darray_xfer.c): a committed array and a
+   * file's hints never change, so it holds until another file is used */
+  struct {
+    uint64_t file; /* the file's id; 0: none */
+    const struct strategy *s;
+  } plan_memo[2];
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_s_t;
 
@@ -425,6 +432,7 @@ typedef struct darray_file_s {
   int mode;
   darray_hints_t hints;
   bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
+  uint64_t id;        /* unique per open in this process, from 1 */
   io_file_t io;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];

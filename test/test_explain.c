@@ -271,6 +271,41 @@ static void sieve_estimate_matches(const char *path) {
   }
 }
 
+/* The decision a whole-array call remembers belongs to one file: the same
+ * array used in turn with files whose hints force different strategies
+ * gets each file's own, reads and writes apart. */
+static void decision_per_file(const char *path) {
+  const char *forced[3] = {"direct", "sieve", "twophase"};
+  darray_file_t f[3];
+  for (int i = 0; i < 3; i++) {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "darray_strategy", forced[i]);
+    TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info,
+                           &f[i]));
+    MPI_Info_free(&info);
+  }
+  darray_t a = make(CYCLIC, DARRAY_ORDER_C, 12);
+  int64_t nb;
+  TU_OK(darray_local_bytes(a, &nb));
+  char *buf = calloc(1, (size_t)nb + 1);
+  for (int round = 0; round < 2; round++)
+    for (int k = 0; k < 3; k++) {
+      int i = round == 0 ? k : 2 - k;
+      darray_stats_t st;
+      TU_OK(darray_file_reset_stats(f[i]));
+      TU_OK(darray_write(f[i], a, buf));
+      TU_OK(darray_read(f[i], a, buf));
+      TU_OK(darray_file_get_stats(f[i], &st));
+      if (!TU_EQ_INT(strcmp(st.strategy, forced[i]), 0))
+        TU_FAIL("round %d, file %d: strategy %s", round, i, st.strategy);
+    }
+  free(buf);
+  darray_free(&a);
+  for (int i = 0; i < 3; i++)
+    darray_file_close(&f[i]);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   char path[512];
@@ -286,6 +321,7 @@ int main(int argc, char **argv) {
   check_multipartition(f);
   model_by_hand(path);
   sieve_estimate_matches(path);
+  decision_per_file(path);
   { /* a back end without locks: explain says sieved writes cannot RMW */
     MPI_Info info;
     MPI_Info_create(&info);
