@@ -132,7 +132,6 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
 static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
                           costs_t *c) {
   int P = x->a->nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
-  int64_t sample = SIEVE_SAMPLE;
   c->sieve = 0;
   for (int i = 0; i < n; i++) {
     int r = (int)((int64_t)i * P / n);
@@ -141,7 +140,8 @@ static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
     double t;
     if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
       return DARRAY_ENOMEM;
-    int rc = darray__sieve_read_cost(x, sec, nsec, rr[r].bytes, sample, &t);
+    int rc = darray__sieve_read_cost(x, sec, nsec, rr[r].bytes,
+                                     SIEVE_SAMPLE, &t);
     free(sec);
     if (rc != DARRAY_SUCCESS)
       return rc;

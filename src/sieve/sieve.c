@@ -361,7 +361,7 @@ static int sieve_run(xfer_t *x) {
 
 /*
  * The planner's estimate (ns) of a sieved read by one process of sections
- * sec, holding `bytes` bytes in `nruns` runs: one call per window plus every
+ * sec, which hold `bytes` bytes: one call per window plus every
  * byte of the windows, by the cost model above. Windows end where a hole
  * is too large to read through (worth_joining) and every cap bytes; the
  * holes are found from the first `sample` runs only and the rest is scaled
@@ -394,6 +394,8 @@ int darray__sieve_read_cost(const xfer_t *x, const section_t *sec, int nsec,
     end = r.foff + r.len;
   }
   darray__layout_iter_free(&s.scan);
+  if (data == 0)
+    return DARRAY_SUCCESS;
   double scale = (double)bytes / (double)data;
   double windows = scale * (double)breaks + scale * (double)span / (double)cap;
   *ns = windows * s.lat_rd + scale * (double)span * s.ns_per_byte;
