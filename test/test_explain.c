@@ -175,10 +175,7 @@ static void model_by_hand(const char *path) {
   if (tu_nprocs() != 4)
     return;
   for (int fast = 0; fast <= 1; fast++) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    if (fast)
-      MPI_Info_set(info, "darray_cb_cycle_ns", "0");
+    MPI_Info info = tu_info(fast ? "darray_cb_cycle_ns=0" : NULL);
     darray_file_t f;
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f));
     MPI_Info_free(&info);
@@ -249,9 +246,7 @@ static void sieve_estimate_matches(const char *path) {
     int inter = strstr(text, "processes interleave;") != NULL;
     if (inter && TU_CHECK(e != NULL))
       TU_EQ_INT(sscanf(e + 13, "%lf", &ts), 1);
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "darray_strategy", "sieve");
+    MPI_Info info = tu_info("darray_strategy=sieve");
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &g));
     MPI_Info_free(&info);
     TU_OK(darray_read(g, a, buf));
@@ -278,9 +273,9 @@ static void decision_per_file(const char *path) {
   const char *forced[3] = {"direct", "sieve", "twophase"};
   darray_file_t f[3];
   for (int i = 0; i < 3; i++) {
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "darray_strategy", forced[i]);
+    char h[64];
+    snprintf(h, sizeof h, "darray_strategy=%s", forced[i]);
+    MPI_Info info = tu_info(h);
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info,
                            &f[i]));
     MPI_Info_free(&info);
@@ -323,10 +318,7 @@ int main(int argc, char **argv) {
   sieve_estimate_matches(path);
   decision_per_file(path);
   { /* a back end without locks: explain says sieved writes cannot RMW */
-    MPI_Info info;
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "darray_backend", "mpiio");
-    MPI_Info_set(info, "darray_strategy", "sieve");
+    MPI_Info info = tu_info("darray_backend=mpiio;darray_strategy=sieve");
     darray_file_t g;
     TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &g));
     MPI_Info_free(&info);

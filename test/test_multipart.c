@@ -27,7 +27,6 @@
  *
  * Run: mpiexec -n 1..4 ./test_multipart
  */
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
 
 #include "testutil.h"
 
@@ -298,22 +297,8 @@ static void bt_run(const btio_t *t, const char *path) {
   darray_local_count(a, &count);
   double *u = malloc((size_t)nd * sizeof(double));
   double *r = malloc((size_t)nd * sizeof(double));
-  MPI_Info info;
-  MPI_Info_create(&info);
+  MPI_Info info = tu_info(t->hints);
   MPI_Info_set(info, "darray_backend", t->mpiio ? "mpiio" : "posix");
-  if (t->hints != NULL) {
-    char kv[256];
-    snprintf(kv, sizeof kv, "%s", t->hints);
-    char *save = NULL;
-    for (char *p = strtok_r(kv, ";", &save); p;
-         p = strtok_r(NULL, ";", &save)) {
-      char *eq = strchr(p, '=');
-      if (eq != NULL) {
-        *eq = '\0';
-        MPI_Info_set(info, p, eq + 1);
-      }
-    }
-  }
   darray_file_t f = NULL;
   if (TU_OK(darray_file_open(MPI_COMM_WORLD, path,
                              DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |

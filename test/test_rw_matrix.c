@@ -47,7 +47,6 @@
  *
  * Run: mpiexec -n 1..4 ./test_rw_matrix   (also as a singleton)
  */
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
 
 #include "testutil.h"
 
@@ -1099,20 +1098,8 @@ typedef struct files {
 } files_t;
 
 static MPI_Info make_info(int mpiio, int hints) {
-  MPI_Info info;
-  MPI_Info_create(&info);
+  MPI_Info info = tu_info(hintsets[hints]);
   MPI_Info_set(info, "darray_backend", mpiio ? "mpiio" : "posix");
-  char buf[256];
-  snprintf(buf, sizeof buf, "%s", hintsets[hints]);
-  char *save = NULL;
-  for (char *kv = strtok_r(buf, ";", &save); kv != NULL;
-       kv = strtok_r(NULL, ";", &save)) {
-    char *eq = strchr(kv, '=');
-    if (eq != NULL) {
-      *eq = '\0';
-      MPI_Info_set(info, kv, eq + 1);
-    }
-  }
   return info;
 }
 

@@ -140,15 +140,7 @@ static darray_t make_array(const scase_t *c) {
 }
 
 static darray_file_t open_file(const scase_t *c, const char *path, int mode) {
-  MPI_Info info;
-  MPI_Info_create(&info);
-  char h[256];
-  snprintf(h, sizeof h, "%s", c->hints);
-  for (char *sv, *t = strtok_r(h, ";", &sv); t; t = strtok_r(NULL, ";", &sv)) {
-    char *eq = strchr(t, '=');
-    *eq = '\0';
-    MPI_Info_set(info, t, eq + 1);
-  }
+  MPI_Info info = tu_info(c->hints);
   darray_file_t f = NULL;
   TU_OK(darray_file_open(MPI_COMM_WORLD, path, mode, info, &f));
   MPI_Info_free(&info);

@@ -36,7 +36,6 @@
  *
  * Run: mpiexec -n 1..4 ./test_sieve   (TEST_PART=1..4 runs one part)
  */
-#define _POSIX_C_SOURCE 200809L /* strtok_r */
 
 #include "testutil.h"
 
@@ -334,19 +333,8 @@ static int make_array(const tcase_t *c, darray_t *a) {
 
 static int open_file(const char *path, int mode, int mpiio, const char *hints,
                      darray_file_t *f) {
-  MPI_Info info;
-  MPI_Info_create(&info);
+  MPI_Info info = tu_info(hints);
   MPI_Info_set(info, "darray_backend", mpiio ? "mpiio" : "posix");
-  char h[512];
-  snprintf(h, sizeof h, "%s", hints);
-  char *save = NULL;
-  for (char *t = strtok_r(h, ";", &save); t; t = strtok_r(NULL, ";", &save)) {
-    char *eq = strchr(t, '=');
-    if (eq == NULL)
-      continue;
-    *eq = '\0';
-    MPI_Info_set(info, t, eq + 1);
-  }
   int ok = TU_OK(darray_file_open(MPI_COMM_WORLD, path, mode, info, f));
   MPI_Info_free(&info);
   return ok;

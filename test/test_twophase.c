@@ -77,16 +77,7 @@ static void run_case(const tcase_t *c, const char *path, int salt) {
   int32_t *buf = calloc((size_t)nb / 4 + 1, 4);
   fill_or_check(c, st, ln, buf, salt, 0, NULL);
 
-  MPI_Info info;
-  MPI_Info_create(&info);
-  char hints[256];
-  snprintf(hints, sizeof hints, "%s", c->hints);
-  for (char *save, *t = strtok_r(hints, ";", &save); t;
-       t = strtok_r(NULL, ";", &save)) {
-    char *eq = strchr(t, '=');
-    *eq = '\0';
-    MPI_Info_set(info, t, eq + 1);
-  }
+  MPI_Info info = tu_info(c->hints);
   darray_file_t f;
   TU_OK(darray_file_open(MPI_COMM_WORLD, path,
                          DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |

@@ -319,3 +319,19 @@ char *tu_explain(darray_file_t f, darray_t a, int write) {
   fclose(mem);
   return text;
 }
+
+MPI_Info tu_info(const char *hints) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  char *copy = strdup(hints != NULL ? hints : ""), *save = NULL;
+  for (char *t = copy ? strtok_r(copy, ";", &save) : NULL; t != NULL;
+       t = strtok_r(NULL, ";", &save)) {
+    char *eq = strchr(t, '=');
+    if (eq != NULL) {
+      *eq = '\0';
+      MPI_Info_set(info, t, eq + 1);
+    }
+  }
+  free(copy);
+  return info;
+}

@@ -110,6 +110,9 @@ void tu_remove(const char *path);
  * NULL on success, even for an empty file) and the size in *size; returns
  * NULL and *size = -1 on failure. */
 unsigned char *tu_read_file(const char *path, int64_t *size);
+/* An info with the hints "key=value;key=value..." set (NULL or "": none);
+ * the caller frees it. Pieces without '=' are ignored. */
+MPI_Info tu_info(const char *hints);
 /* What darray_explain() prints for (f, a), as a string to free. */
 char *tu_explain(darray_file_t f, darray_t a, int write);
 /* Write n bytes to path (create/truncate) with stdio on this rank; returns 0
