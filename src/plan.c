@@ -150,6 +150,21 @@ static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
   return DARRAY_SUCCESS;
 }
 
+/* Whether the extents interleave; the test sorts, so it sorts a copy (the
+ * estimates index rr by rank). */
+static int interleaved(const rank_runs_t *rr, int P, bool *inter) {
+  *inter = false;
+  if (P < 2)
+    return DARRAY_SUCCESS;
+  rank_runs_t *sorted = malloc(sizeof *rr * (size_t)P);
+  if (sorted == NULL)
+    return DARRAY_ENOMEM;
+  memcpy(sorted, rr, sizeof *rr * (size_t)P);
+  *inter = darray__layout_interleave(sorted, P);
+  free(sorted);
+  return DARRAY_SUCCESS;
+}
+
 /* The decision and, when why is not NULL, the reason in words. */
 typedef struct decision {
   const strategy_t **s;
@@ -229,18 +244,9 @@ static int plan(const xfer_t *x, decision_t *d) {
   costs_t c = {0, 0, -1};
   if (rc == DARRAY_SUCCESS)
     estimate(x, rr, &c);
-  /* the interleave test sorts a copy: estimate_sieve indexes rr by rank */
-  rank_runs_t *sorted = rc == DARRAY_SUCCESS
-                            ? malloc(sizeof *rr * (size_t)a->nprocs)
-                            : NULL;
-  if (rc == DARRAY_SUCCESS && sorted == NULL)
-    rc = DARRAY_ENOMEM;
   bool inter = false;
-  if (rc == DARRAY_SUCCESS && a->nprocs > 1) {
-    memcpy(sorted, rr, sizeof *rr * (size_t)a->nprocs);
-    inter = darray__layout_interleave(sorted, a->nprocs);
-  }
-  free(sorted);
+  if (rc == DARRAY_SUCCESS)
+    rc = interleaved(rr, a->nprocs, &inter);
   if (rc == DARRAY_SUCCESS && inter && cb_possible && !x->write &&
       ds != DARRAY_TRI_DISABLE)
     rc = estimate_sieve(x, rr, &c);

@@ -282,6 +282,15 @@ static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
   return DARRAY_SUCCESS;
 }
 
+/* The largest window: the buffer-size hint in whole elements, at least
+ * one element. */
+static int64_t window_cap(const xfer_t *x) {
+  const darray_hints_t *h = &x->f->hints;
+  int64_t es = x->a->esize;
+  int64_t hint = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
+  return hint / es * es < es ? es : hint / es * es;
+}
+
 static int sieve_setup(sieve_t *s) {
   xfer_t *x = s->x;
   const struct darray_s *a = x->a;
@@ -293,10 +302,7 @@ static int sieve_setup(sieve_t *s) {
     return rc;
   int64_t lo, hi;
   darray__layout_extent(a, x->sec, x->nsec, &lo, &hi);
-  int64_t hint = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
-  s->cap = hint / a->esize * a->esize;
-  if (s->cap < a->esize)
-    s->cap = a->esize;
+  s->cap = window_cap(x);
   if (s->cap > hi - lo)
     s->cap = hi - lo;
   s->buf = malloc((size_t)s->cap);
@@ -379,8 +385,7 @@ int darray__sieve_read_cost(const xfer_t *x, const section_t *sec, int nsec,
   int rc = darray__layout_iter_init(&s.scan, x->a, sec, nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  int64_t cap = h->ind_rd_buffer_size / x->a->esize * x->a->esize;
-  cap = cap < x->a->esize ? x->a->esize : cap;
+  int64_t cap = window_cap(x);
   int64_t data = 0, span = 0, breaks = 1, end = 0;
   layout_run_t r;
   for (int64_t k = 0; k < sample && darray__layout_next(&s.scan, &r); k++) {
