@@ -613,9 +613,20 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    (always two-phase) or `disable` (never); `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless
- *    `darray_strategy` = `sieve`). Sieved writes read, modify and write
- *    windows under an exclusive byte-range lock; the `mpiio` back end has
- *    no locks, so with it windows with holes are written run by run;
+ *    `darray_strategy` = `sieve`);
+ *  - `darray_concurrent_writers`: what other writers of the file may do
+ *    while a darrayio write runs (doc/reliability.md, section 4).
+ *    `locked` (default): other darrayio writers (other communicators,
+ *    handles, programs) and programs that take fcntl byte-range locks may
+ *    write other bytes of the file at the same time; every write holds a
+ *    shared fcntl lock over its bytes, and a read-modify-write (sieving
+ *    windows, two-phase chunks with holes) an exclusive one over its
+ *    window, so no update is lost; a file that cannot be locked gets no
+ *    read-modify-write at all. `unlocked`: writers that take no locks may
+ *    write other bytes at the same time; no locks, and no strategy writes
+ *    a byte it was not asked to write. `none`: nothing else writes the
+ *    file during a darrayio write call; no locks, read-modify-write
+ *    allowed;
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6

@@ -92,9 +92,12 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   f->mode = mode;
   f->io.ops = darray__io_backend(f->hints.backend);
   f->io.fd = -1;
+  f->io.lock_fd = -1;
   f->io.fh = MPI_FILE_NULL;
   rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
                        DARRAY_ERRMSG_LEN);
+  if (rc == DARRAY_SUCCESS)
+    darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
   rc = darray__agree(f->comm, rc, msg);
   if (rc != DARRAY_SUCCESS) {
     f->io.ops->close(&f->io);

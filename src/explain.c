@@ -128,6 +128,26 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
 
 /* The planner's parameters, so that a surprising choice can be checked by
  * hand and the hints that would change it are named. */
+/* What a write does about other writers of the file (io_lock.c). */
+static void concurrency(const struct darray_file_s *f, FILE *out) {
+  static const char *const mode[] = {"locked", "none", "unlocked"};
+  const char *m = mode[f->hints.concurrency];
+  if (!(f->mode & DARRAY_MODE_RDWR))
+    return; /* a read-only handle writes nothing */
+  if (f->io.locks)
+    fprintf(out, "  concurrent writers: %s: writes hold shared byte-range "
+                 "locks, a read-modify-write an exclusive one\n", m);
+  else if (f->io.rmw)
+    fprintf(out, "  concurrent writers: %s: no locks; windows and chunks "
+                 "with holes may be read, filled and written back\n", m);
+  else
+    fprintf(out, "  concurrent writers: %s%s: no locks; only the asked-for "
+                 "bytes are written (no read-modify-write)\n", m,
+            f->hints.concurrency == DARRAY_CONC_LOCKED
+                ? " (this file cannot be locked)"
+                : "");
+}
+
 static void cost_model(const struct darray_file_s *f, FILE *out) {
   const darray_hints_t *h = &f->hints;
   char cb[32], rd[32];
@@ -175,11 +195,9 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
           conforming ? "yes (each process's data is one stretch per cell)"
                      : "no (some process's data is split into many runs)");
   fprintf(out, "  strategy: %s, because %s\n", s->name, why);
-  if (x.write && s == &darray__strategy_sieve && f->io.ops->lock == NULL)
-    fprintf(out, "  note: the %s back end cannot lock byte ranges, so "
-                 "sieved writes never read-modify-write: windows with holes "
-                 "are written run by run\n", f->io.ops->name);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
+  if (x.write)
+    concurrency(f, out);
   cost_model(f, out);
   ownership_map(a, out);
   return DARRAY_SUCCESS;

@@ -254,6 +254,12 @@ enum {
   DARRAY_STRATEGY_SIEVE = 3
 };
 enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
+/* darray_concurrent_writers (src/io/io_lock.c) */
+enum {
+  DARRAY_CONC_LOCKED = 0,  /* others may write: locks, locked RMW */
+  DARRAY_CONC_NONE = 1,    /* nobody else writes: no locks, RMW */
+  DARRAY_CONC_UNLOCKED = 2 /* others write without locks: no RMW */
+};
 
 typedef struct darray_hints {
   int backend;
@@ -284,6 +290,8 @@ typedef struct darray_hints {
    * cycle's synchronization */
   int64_t cb_exchange_mbs;
   int64_t cb_cycle_ns;
+  /* darray_concurrent_writers: DARRAY_CONC_* */
+  int concurrency;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
@@ -319,11 +327,6 @@ typedef struct io_ops {
   int (*pwrite)(io_file_t *f, const void *buf, int64_t len, int64_t off);
   int (*sync)(io_file_t *f);
   int (*close)(io_file_t *f);
-  /* exclusive byte-range lock of [off, off+len), blocking, and its release;
-   * NULL when the back end cannot lock (callers must then not rely on
-   * read-modify-write being safe against other writers) */
-  int (*lock)(io_file_t *f, int64_t off, int64_t len);
-  int (*unlock)(io_file_t *f, int64_t off, int64_t len);
   /* vector transfer of the contiguous file range starting at off from/to
    * n (<= DARRAY_IOV_MAX) memory pieces, retrying partial transfers; NULL
    * when the back end has none (the io layer then gathers/scatters
@@ -341,6 +344,16 @@ struct io_file {
   int fd;            /* posix */
   MPI_File fh;       /* mpiio */
   int err_errno;     /* errno of the last failure */
+  /* byte-range locks (io_lock.c) */
+  bool locks;        /* writes take locks: shared, or exclusive for a
+                        read-modify-write */
+  bool rmw;          /* a strategy may read-modify-write (under an
+                        exclusive lock when locks is set) */
+  bool can_lock;     /* the file takes fcntl locks (probed at open) */
+  int lock_fd;       /* the descriptor locked: fd, or mpiio's own */
+  bool own_lock_fd;
+  int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
+  int64_t excl_lo, excl_hi; /* the range held exclusively now, if any */
   darray_stats_t *stats;
   const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
   struct io_fault *fault;   /* posix: fault-injection state, or NULL */
@@ -401,6 +414,23 @@ DARRAY_HIDDEN int darray__io_fault_check_spec(const char *spec, int rank,
                                               char *msg, size_t msglen);
 
 DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
+
+/* Byte-range locks (io_lock.c). Setup decides, once the back end has
+ * opened the file, whether writes take locks and whether strategies may
+ * read-modify-write, from the mode and darray_concurrent_writers; it
+ * cannot fail (a file that cannot be locked gets neither). */
+DARRAY_HIDDEN void darray__io_lock_setup(io_file_t *f, const char *path,
+                                         int mode, int concurrency);
+DARRAY_HIDDEN void darray__io_lock_free(io_file_t *f);
+/* Lock [off, off+len), shared or exclusive, blocking; nothing when the
+ * file takes no locks. A process holds one lock at a time. */
+DARRAY_HIDDEN int darray__io_lock(io_file_t *f, int64_t off, int64_t len,
+                                  bool excl);
+DARRAY_HIDDEN int darray__io_unlock(io_file_t *f, int64_t off, int64_t len);
+/* Whether a plain write of [off, off+len) must hold a shared lock: the
+ * file takes locks and no exclusive lock of this handle covers it. */
+DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_file_t *f,
+                                               int64_t off, int64_t len);
 
 struct darray_file_s;
 /* Transfer through a file's back end, counting calls and bytes. */

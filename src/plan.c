@@ -66,8 +66,8 @@ static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
   if (!x->write)
     return loads * lr + (double)ext * bw <
            (double)r->nruns * lr + (double)r->bytes * bw;
-  if (x->f->io.ops->lock == NULL)
-    return false; /* no read-modify-write without locks */
+  if (!x->f->io.rmw)
+    return false; /* no read-modify-write on this file (io_lock.c) */
   return loads * (3 * lr + lw) + 2 * (double)ext * bw <
          (double)r->nruns * lw + (double)r->bytes * bw;
 }

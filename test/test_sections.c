@@ -53,7 +53,11 @@ static const char *const hintsets[] = {
     "darray_backend=mpiio",
     "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=0",
     "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g;"
-    "darray_cb_pipeline=disable"};
+    "darray_cb_pipeline=disable",
+    "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g;"
+    "darray_concurrent_writers=unlocked",
+    "darray_strategy=sieve;ind_wr_buffer_size=40;"
+    "darray_concurrent_writers=none"};
 #define NHINTS ((int)(sizeof hintsets / sizeof hintsets[0]))
 
 static int64_t file_elem(const scase_t *c, const int64_t *idx) {

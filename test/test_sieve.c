@@ -26,8 +26,8 @@
  *     and after B unchanged.
  *  4. Counters: a column block of a row-major 64x64 int32 matrix is read in
  *     ceil(64 / runs-per-window) calls with 4 KiB windows instead of one
- *     call per row, written in as many calls (a read-modify-write with the
- *     posix back end, direct rows with mpiio, which cannot lock); the
+ *     call per row, written in as many calls (read-modify-writes on both
+ *     back ends; direct rows under darray_concurrent_writers=unlocked); the
  *     planner's choice under romio_ds_* / romio_cb_* hints; large holes
  *     (BTIO-like) are not sieved by the default cost model; sections with
  *     holes nobody accesses are sieved automatically (and the holes keep
@@ -609,8 +609,8 @@ static void test_matrix(const char *path) {
 /* ---- 2. concurrent interleaved writes ---------------------------------------
  */
 
-static void test_concurrent(const char *path, int mpiio, int rounds,
-                            int64_t rows, int64_t cols) {
+static void test_concurrent(const char *path, int mpiio, int unlocked,
+                            int rounds, int64_t rows, int64_t cols) {
   int rank = tu_rank(), P = tu_nprocs();
   tcase_t c;
   memset(&c, 0, sizeof c);
@@ -623,7 +623,9 @@ static void test_concurrent(const char *path, int mpiio, int rounds,
   c.morder = DARRAY_ORDER_C;
   c.esize = 4;
   c.mpiio = mpiio;
-  c.hints = "darray_strategy=sieve;ind_wr_buffer_size=64";
+  c.hints = unlocked ? "darray_strategy=sieve;ind_wr_buffer_size=64;"
+                      "darray_concurrent_writers=unlocked"
+                    : "darray_strategy=sieve;ind_wr_buffer_size=64";
   local_t *all = all_locals(&c);
   int64_t bytes = rows * cols * 4;
   unsigned char *buf = malloc((size_t)all[rank].bytes + 1);
@@ -644,7 +646,7 @@ static void test_concurrent(const char *path, int mpiio, int rounds,
       darray_stats_t st;
       darray_file_get_stats(f, &st);
       int64_t own = all[rank].cell[0].len[0] * all[rank].cell[0].len[1];
-      if (mpiio) { /* no locks: every element alone, nothing read */
+      if (unlocked) { /* no read-modify-write: every element alone */
         TU_EQ_I64(st.read_calls, 0);
         /* rank 0's last and first columns touch when P divides cols-1 */
         int64_t merged = rank == 0 && (cols - 1) % P == 0 ? rows - 1 : 0;
@@ -819,8 +821,16 @@ static void test_counters(const char *path) {
   }
   TU_EQ_I64(k.r.peak_temp_bytes, 4096);
   TU_EQ_I64(k.w.peak_temp_bytes, 4096);
-  /* mpiio cannot lock: writes fall back to one call per run, no reads */
+  /* mpiio locks through a descriptor of its own: the same calls */
   colblock_io(path, 64, 64, 1, sv, &k);
+  TU_EQ_I64(k.r.read_calls, P > 1 ? windows : 4);
+  TU_EQ_I64(k.w.read_calls, P > 1 ? windows : 0);
+  TU_EQ_I64(k.w.write_calls, P > 1 ? windows : 4);
+  /* no read-modify-write (darray_concurrent_writers=unlocked): writes
+   * fall back to one call per run, no reads */
+  char svu[160];
+  snprintf(svu, sizeof svu, "%s;darray_concurrent_writers=unlocked", sv);
+  colblock_io(path, 64, 64, 0, svu, &k);
   TU_EQ_I64(k.r.read_calls, P > 1 ? windows : 4);
   TU_EQ_I64(k.w.read_calls, 0);
   TU_EQ_I64(k.w.write_calls, P > 1 ? 64 : 4);
@@ -999,8 +1009,9 @@ int main(int argc, char **argv) {
   if (part == 0 || part == 3)
     test_outside(path);
   if (part == 0 || part == 2) {
-    test_concurrent(path, 0, 20, 128, 128);
-    test_concurrent(path, 1, 3, 16, 64);
+    test_concurrent(path, 0, 0, 20, 128, 128);
+    test_concurrent(path, 1, 0, 3, 16, 64);
+    test_concurrent(path, 0, 1, 3, 16, 64);
   }
   if (part == 0 || part == 1)
     test_matrix(path);

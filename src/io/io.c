@@ -45,11 +45,30 @@ int darray__io_pread(struct darray_file_s *f, void *buf, int64_t len,
   return f->io.ops->pread(&f->io, buf, len, off);
 }
 
+/* A plain write holds a shared lock over its bytes when the file takes
+ * locks (io_lock.c), unless this handle holds an exclusive one there. */
+static int shared_lock(struct darray_file_s *f, int64_t off, int64_t len,
+                       bool *held) {
+  *held = darray__io_write_needs_lock(&f->io, off, len);
+  return *held ? darray__io_lock(&f->io, off, len, false) : DARRAY_SUCCESS;
+}
+
+static int shared_unlock(struct darray_file_s *f, int64_t off, int64_t len,
+                         bool held, int rc) {
+  int rc2 = held ? darray__io_unlock(&f->io, off, len) : DARRAY_SUCCESS;
+  return rc != DARRAY_SUCCESS ? rc : rc2;
+}
+
 int darray__io_pwrite(struct darray_file_s *f, const void *buf, int64_t len,
                       int64_t off) {
+  bool held;
+  int rc = shared_lock(f, off, len, &held);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   f->stats.write_calls++;
   f->stats.bytes_written += len;
-  return f->io.ops->pwrite(&f->io, buf, len, off);
+  rc = f->io.ops->pwrite(&f->io, buf, len, off);
+  return shared_unlock(f, off, len, held, rc);
 }
 
 static int64_t iov_bytes(const struct iovec *iov, int n) {
@@ -111,9 +130,15 @@ int darray__io_pwritev(struct darray_file_s *f, const struct iovec *iov,
                        int64_t scratch_len) {
   if (f->io.ops->pwritev == NULL)
     return vector_by_scratch(f, iov, n, off, scratch, scratch_len, true);
+  int64_t len = iov_bytes(iov, n);
+  bool held;
+  int rc = shared_lock(f, off, len, &held);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   f->stats.write_calls++;
-  f->stats.bytes_written += iov_bytes(iov, n);
-  return f->io.ops->pwritev(&f->io, iov, n, off);
+  f->stats.bytes_written += len;
+  rc = f->io.ops->pwritev(&f->io, iov, n, off);
+  return shared_unlock(f, off, len, held, rc);
 }
 
 int darray__io_preadv(struct darray_file_s *f, const struct iovec *iov, int n,

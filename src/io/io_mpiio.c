@@ -87,15 +87,16 @@ static int mpiio_sync(io_file_t *f) {
 
 /* Collective as well. */
 static int mpiio_close(io_file_t *f) {
+  darray__io_lock_free(f);
   if (f->fh == MPI_FILE_NULL)
     return DARRAY_SUCCESS;
   int err = MPI_File_close(&f->fh);
   return err == MPI_SUCCESS ? DARRAY_SUCCESS : mpi_code(err);
 }
 
-/* MPI-IO has no byte-range locks of its own and no vector calls on
- * memory: those entries are NULL. */
+/* MPI-IO has no vector calls on memory: those entries are NULL. Its
+ * byte-range locks are io_lock.c's, on a descriptor of their own. */
 const io_ops_t darray__io_mpiio_ops = {
     "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite, mpiio_sync,
-    mpiio_close, NULL,       NULL,        NULL,         NULL,
+    mpiio_close, NULL,       NULL,
 };

@@ -52,7 +52,7 @@ static ssize_t sys_pwritev(io_file_t *f, const struct iovec *iov, int n,
 static int sys_fsync(io_file_t *f) { return fsync(f->fd); }
 
 static int sys_fcntl_lock(io_file_t *f, int cmd, struct flock *fl) {
-  return fcntl(f->fd, cmd, fl);
+  return fcntl(f->lock_fd, cmd, fl);
 }
 
 const io_sys_t darray__io_sys_libc = {sys_open,      sys_pread,   sys_pwrite,
@@ -170,6 +170,7 @@ static int posix_sync(io_file_t *f) {
 }
 
 static int posix_close(io_file_t *f) {
+  darray__io_lock_free(f);
   int rc = DARRAY_SUCCESS;
   if (f->fd >= 0 && close(f->fd) != 0) {
     f->err_errno = errno;
@@ -227,43 +228,8 @@ static int posix_pwritev(io_file_t *f, const struct iovec *iov, int n,
   return posix_vector(f, iov, n, off, true);
 }
 
-/* fcntl byte-range locks: advisory, per process, released on close. */
-static int posix_lockop(io_file_t *f, int64_t off, int64_t len, short type) {
-  struct flock fl;
-  memset(&fl, 0, sizeof fl);
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = (off_t)off;
-  fl.l_len = (off_t)len;
-  while (sys(f)->fcntl_lock(f, F_SETLKW, &fl) != 0) {
-    if (errno == EINTR)
-      continue;
-    f->err_errno = errno;
-    return DARRAY_ELOCK;
-  }
-  return DARRAY_SUCCESS;
-}
-
-static int posix_lock(io_file_t *f, int64_t off, int64_t len) {
-  return posix_lockop(f, off, len, F_WRLCK);
-}
-
-/* A lock left in place would block another process's overlapping lock
- * for ever while this one waits in the call's final agreement. So when the
- * unlock fails, every lock this process holds on the file is dropped the
- * way POSIX guarantees: by closing a descriptor of the file (a duplicate,
- * so that f->fd stays open). The failure is still reported. */
-static int posix_unlock(io_file_t *f, int64_t off, int64_t len) {
-  int rc = posix_lockop(f, off, len, F_UNLCK);
-  if (rc != DARRAY_SUCCESS) {
-    int d = dup(f->fd);
-    if (d >= 0)
-      close(d);
-  }
-  return rc;
-}
-
+/* Byte-range locks are io_lock.c's, on f->fd. */
 const io_ops_t darray__io_posix_ops = {
-    "posix",     posix_open,  posix_pread, posix_pwrite, posix_sync,
-    posix_close, posix_lock,  posix_unlock, posix_preadv, posix_pwritev,
+    "posix",     posix_open,   posix_pread,  posix_pwrite,
+    posix_sync,  posix_close,  posix_preadv, posix_pwritev,
 };

@@ -34,16 +34,15 @@
  * piece (moved alone) or several pieces with small holes, so holes that
  * are large against what a call costs (BTIO's pattern) are never read.
  *
- * Locks. A back end without locks (lock == NULL: mpiio) never does a
- * read-modify-write: windows with holes are written as stretches of
- * touching runs, as the direct strategy would. This fallback is silent in
- * the error message; an explain/verbose report can detect it from
- * `x->write && f->io.ops->lock == NULL` (see doc/sieving.md). With locks,
- * every read-modify-write holds an exclusive lock on its window, and when
- * this process's extent overlaps another process's extent (the only way
- * another process's window can cover this one's bytes) every other write
- * holds one too: an unlocked plain write landing between another
- * process's read and write of its window would be lost.
+ * Locks (src/io/io_lock.c). A file on which no strategy may
+ * read-modify-write (f->io.rmw false: darray_concurrent_writers=unlocked,
+ * or a file that cannot be locked) gets its windows with holes written as
+ * stretches of touching runs, as the direct strategy would; darray_explain
+ * says so. Otherwise every read-modify-write holds an exclusive lock on
+ * its window (when the file takes locks), and every plain write holds a
+ * shared lock on its bytes (taken by the io layer), so a write of any
+ * darrayio writer, of this call or another, that lands in a window's holes
+ * waits for the window to be written back, and the window for it.
  *
  * A read-modify-write read that meets the end of the file is not an error:
  * the holes were zeroed before the read, and bytes past the end read as
@@ -67,8 +66,8 @@ typedef struct sieve {
   char *buf;
   int64_t cap;          /* bytes of buf: largest window */
   double lat_rd, lat_wr, ns_per_byte;
-  bool can_lock;        /* writes: the back end locks */
-  bool lock_all;        /* writes: lock plain writes too */
+  bool rmw_ok;          /* writes: read-modify-write allowed */
+  bool locks;           /* the file takes locks (plain writes: shared) */
 } sieve_t;
 
 /* A window: file bytes [lo, hi), starting with part [b0, ...) of run
@@ -90,7 +89,7 @@ static bool worth_joining(const sieve_t *s, int64_t gap, int64_t len) {
     return true;
   if (!s->x->write)
     return (double)gap * s->ns_per_byte <= s->lat_rd;
-  return s->can_lock &&
+  return s->rmw_ok &&
          (double)(2 * gap + len) * s->ns_per_byte <= s->lat_wr;
 }
 
@@ -127,12 +126,13 @@ static void scan_window(sieve_t *s, window_t *w) {
 }
 
 /* Whether locking, reading, filling and writing a window with holes beats
- * writing its stretches of touching runs one by one. */
+ * writing its stretches of touching runs one by one (each under a shared
+ * lock when the file takes locks). */
 static bool rmw_pays(const sieve_t *s, const window_t *w) {
-  double lock = 2 * s->lat_rd;
+  double lock = s->locks ? 2 * s->lat_rd : 0;
   double rmw = lock + s->lat_rd + s->lat_wr +
                2 * (double)(w->hi - w->lo) * s->ns_per_byte;
-  double direct = (s->lock_all ? lock : 0) + (double)w->segs * s->lat_wr +
+  double direct = (double)w->segs * (s->lat_wr + lock) +
                   (double)w->data * s->ns_per_byte;
   return rmw <= direct;
 }
@@ -241,22 +241,19 @@ static int write_locked(sieve_t *s, const window_t *w, bool rmw) {
   return darray__io_pwrite(s->x->f, s->buf, w->hi - w->lo, w->lo);
 }
 
+/* A read-modify-write holds an exclusive lock over its window; plain
+ * writes take their shared locks in the io layer. */
 static int write_window(sieve_t *s, const window_t *w) {
-  bool rmw = w->segs > 1 && s->can_lock && rmw_pays(s, w);
-  bool lock = rmw || s->lock_all;
+  bool rmw = w->segs > 1 && s->rmw_ok && rmw_pays(s, w);
+  if (!rmw)
+    return write_locked(s, w, false);
   io_file_t *io = &s->x->f->io;
-  int rc = DARRAY_SUCCESS;
-  if (lock)
-    rc = io->ops->lock(io, w->lo, w->hi - w->lo);
+  int rc = darray__io_lock(io, w->lo, w->hi - w->lo, true);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  rc = write_locked(s, w, rmw);
-  if (lock) {
-    int rc2 = io->ops->unlock(io, w->lo, w->hi - w->lo);
-    if (rc == DARRAY_SUCCESS)
-      rc = rc2;
-  }
-  return rc;
+  rc = write_locked(s, w, true);
+  int rc2 = darray__io_unlock(io, w->lo, w->hi - w->lo);
+  return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
 /* ---- the strategy -------------------------------------------------------- */
@@ -313,10 +310,17 @@ static int sieve_setup(sieve_t *s) {
   s->lat_rd = (double)h->ds_rd_latency_ns;
   s->lat_wr = (double)h->ds_wr_latency_ns;
   s->ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs;
-  s->can_lock = x->write && x->f->io.ops->lock != NULL;
-  if (s->can_lock && a->nprocs > 1)
-    return overlaps_other(x, lo, hi, &s->lock_all);
-  return DARRAY_SUCCESS;
+  s->rmw_ok = x->write && x->f->io.rmw;
+  s->locks = x->write && x->f->io.locks;
+  if (x->write && h->concurrency == DARRAY_CONC_NONE && a->nprocs > 1) {
+    /* nobody else writes, but this call's windows may cover each other's
+     * bytes: then lock as under `locked`, or write no window back */
+    bool over;
+    rc = overlaps_other(x, lo, hi, &over);
+    if (over)
+      s->locks = s->rmw_ok = x->f->io.can_lock;
+  }
+  return rc;
 }
 
 static void sieve_finish(xfer_t *x) {
@@ -356,12 +360,16 @@ static int sieve_run(xfer_t *x) {
   s->x = x;
   s->done = 0;
   s->have = darray__layout_next(&s->scan, &s->cur);
+  io_file_t *io = &x->f->io;
+  bool file_locks = io->locks;
+  io->locks = x->write ? s->locks : file_locks; /* this call's locking */
   int rc = DARRAY_SUCCESS;
   while (rc == DARRAY_SUCCESS && s->have) {
     window_t w;
     scan_window(s, &w);
     rc = x->write ? write_window(s, &w) : read_window(s, &w);
   }
+  io->locks = file_locks;
   return rc;
 }
 

@@ -243,41 +243,13 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
 }
 
 /*
- * A chunk through its image, with one file call. Writes of a chunk with
- * holes read it first (read-modify-write) so the holes keep their bytes;
- * no lock is needed: the holes belong to no process of this call, the
- * chunk to no other aggregator, and MPI leaves concurrent conflicting
- * accesses by other calls undefined, as darrayio does. Reads read the
- * chunk's span with its holes.
+ * Every process's pieces of the chunk, merged in file order, to or from
+ * the file as vectors (a hole in the file starts a new call). from_img:
+ * the pieces sit at their places in the chunk's image; else mine sit in
+ * my buffer (when contiguous there) and the others' in their staged
+ * streams.
  */
-static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
-  darray_file_s_t *f = t->x->f;
-  int rc = DARRAY_SUCCESS;
-  if (t->x->write) {
-    if (!t->dense) {
-      memset(t->img, 0, (size_t)(chi - clo)); /* past the end: zeros */
-      rc = darray__io_pread(f, t->img, chi - clo, clo);
-      rc = rc == DARRAY_EEOF ? DARRAY_SUCCESS : rc;
-    }
-    image_copy(t, clo, chi, true);
-    if (rc == DARRAY_SUCCESS)
-      rc = darray__io_pwrite(f, t->img, chi - clo, clo);
-  } else {
-    rc = darray__io_pread(f, t->img, chi - clo, clo);
-    if (rc == DARRAY_SUCCESS)
-      image_copy(t, clo, chi, false);
-  }
-  if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
-    t->rc = rc;
-}
-
-/* Every process's pieces of the chunk, merged in file order, to the file:
- * mine from my buffer, the others' from their staged streams. */
-static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
-  if (t->image) {
-    chunk_image(t, clo, chi);
-    return;
-  }
+static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, bool from_img) {
   for (int r = 0; r < t->P; r++)
     darray__tp_walk_start(&t->walk[r], &t->peer[r], clo, chi);
   int64_t *cur = t->cursor; /* bytes of each stream consumed */
@@ -293,15 +265,73 @@ static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
     if (best < 0)
       break;
     pwalk_t *w = &t->walk[best];
-    int64_t len = w->b1 - w->b0;
-    char *mem = best == t->me && t->self_contig
+    int64_t len = w->b1 - w->b0, foff = w->run.foff + w->b0;
+    char *mem = from_img ? t->img + (foff - clo)
+                : best == t->me && t->self_contig
                     ? t->x->buf + w->run.moff + w->b0
                     : t->cur.stage + t->cur.stage_off[best] + cur[best];
     cur[best] += len;
-    add_piece(t, w->run.foff + w->b0, mem, len);
+    add_piece(t, foff, mem, len);
     darray__tp_walk_next(w);
   }
   flush_vector(t);
+}
+
+/*
+ * A written chunk with holes: the holes belong to no process of this
+ * call, but they may be another writer's (another communicator, handle or
+ * program). Where the file allows read-modify-write (src/io/io_lock.c),
+ * the chunk is read, filled and written back with one call each, under an
+ * exclusive lock that every darrayio writer honours; elsewhere only its
+ * pieces are written, from the image, one call per stretch of touching
+ * pieces.
+ */
+static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
+  darray_file_s_t *f = t->x->f;
+  if (!f->io.rmw) {
+    image_copy(t, clo, chi, true);
+    vector_pieces(t, clo, chi, true);
+    return DARRAY_SUCCESS; /* failures are in t->rc */
+  }
+  int rc = darray__io_lock(&f->io, clo, chi - clo, true);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  memset(t->img, 0, (size_t)(chi - clo)); /* past the end: zeros */
+  rc = darray__io_pread(f, t->img, chi - clo, clo);
+  rc = rc == DARRAY_EEOF ? DARRAY_SUCCESS : rc;
+  image_copy(t, clo, chi, true);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__io_pwrite(f, t->img, chi - clo, clo);
+  int rc2 = darray__io_unlock(&f->io, clo, chi - clo);
+  return rc != DARRAY_SUCCESS ? rc : rc2;
+}
+
+/* A chunk through its image: reads read the chunk's span with its holes
+ * with one call; writes of a dense chunk write it with one call. */
+static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
+  darray_file_s_t *f = t->x->f;
+  int rc;
+  if (t->x->write && !t->dense) {
+    rc = write_image_holes(t, clo, chi);
+  } else if (t->x->write) {
+    image_copy(t, clo, chi, true);
+    rc = darray__io_pwrite(f, t->img, chi - clo, clo);
+  } else {
+    rc = darray__io_pread(f, t->img, chi - clo, clo);
+    if (rc == DARRAY_SUCCESS)
+      image_copy(t, clo, chi, false);
+  }
+  if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
+    t->rc = rc;
+}
+
+/* Every process's pieces of the chunk, merged in file order, to the file:
+ * mine from my buffer, the others' from their staged streams. */
+static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
+  if (t->image)
+    chunk_image(t, clo, chi);
+  else
+    vector_pieces(t, clo, chi, false);
 }
 
 /* ---- the cycle ---------------------------------------------------------- */
