@@ -141,6 +141,8 @@ typedef struct method {
   int (*xfer)(bench_t *b, mstate_t *s, int write, int dump, int step);
   int (*close)(bench_t *b, mstate_t *s);
   void (*stats)(bench_t *b, mstate_t *s, int write, counters_t *c);
+  const char *hints; /* variants "darrayio-X@k=v;...": their own hints,
+                        after --hints */
 } method_t;
 
 /* One measurement: a method and an operation, over all runs. */
@@ -163,6 +165,8 @@ int bench_pattern_build(bench_t *b);
 void bench_pattern_step(pattern_t *p, int step);
 void bench_pattern_free(pattern_t *p);
 MPI_Info bench_info(const char *hints);
+/* Add "k=v;k=v" hints to info (NULL: none). */
+void bench_info_add(MPI_Info info, const char *hints);
 
 /* bench_data.c */
 typedef int (*run_fn)(void *ctx, int64_t foff, int64_t moff, int64_t len);

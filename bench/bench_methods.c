@@ -5,6 +5,7 @@
  *                  darray_write/darray_read on the pattern's description,
  *                  one call per dump after darray_set_displacement; the
  *                  strategy forced by the darray_strategy hint, --hints added
+ *                  (and a variant's own, "darrayio-direct@k=v;k=v")
  *   mpiio-l0       one MPI_File_write_at/read_at per contiguous run
  *   mpiio-l2       file view + one MPI_File_write_at/read_at per dump
  *   mpiio-l3       file view + one MPI_File_write_at_all/read_at_all per
@@ -46,6 +47,7 @@ static int64_t dump_bytes(const bench_t *b) {
 static int da_open_with(bench_t *b, mstate_t *s, int write,
                         const char *strategy) {
   MPI_Info info = bench_info(b->o.hints);
+  bench_info_add(info, s->m->hints);
   if (strategy)
     MPI_Info_set(info, "darray_strategy", strategy);
   int mode = write ? DARRAY_MODE_RDWR | DARRAY_MODE_CREATE : DARRAY_MODE_RDONLY;
@@ -356,23 +358,44 @@ static int px_close(bench_t *b, mstate_t *s) {
 /* ---- the table ----------------------------------------------------------- */
 
 const method_t bench_methods[] = {
-    {"darrayio-auto", 0, da_auto, da_xfer, da_close, da_stats},
-    {"darrayio-direct", 0, da_direct, da_xfer, da_close, da_stats},
-    {"darrayio-sieve", 0, da_sieve, da_xfer, da_close, da_stats},
-    {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats},
-    {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL},
-    {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL},
-    {"mpiio-l3", 0, l2_open, l3_xfer, mpi_close, NULL},
-    {"mpiio-l3-nocb", 0, l3nocb_open, l3_xfer, mpi_close, NULL},
-    {"posix-l0", 0, px_open, px_l0_xfer, px_close, NULL},
-    {"reference", 1, px_open, px_stretch_xfer, px_close, NULL},
-    {"conforming", 2, px_open, px_stretch_xfer, px_close, NULL},
+    {"darrayio-auto", 0, da_auto, da_xfer, da_close, da_stats, NULL},
+    {"darrayio-direct", 0, da_direct, da_xfer, da_close, da_stats, NULL},
+    {"darrayio-sieve", 0, da_sieve, da_xfer, da_close, da_stats, NULL},
+    {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats, NULL},
+    {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL},
+    {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL, NULL},
+    {"mpiio-l3", 0, l2_open, l3_xfer, mpi_close, NULL, NULL},
+    {"mpiio-l3-nocb", 0, l3nocb_open, l3_xfer, mpi_close, NULL, NULL},
+    {"posix-l0", 0, px_open, px_l0_xfer, px_close, NULL, NULL},
+    {"reference", 1, px_open, px_stretch_xfer, px_close, NULL, NULL},
+    {"conforming", 2, px_open, px_stretch_xfer, px_close, NULL, NULL},
 };
 const int bench_nmethods = sizeof bench_methods / sizeof bench_methods[0];
 
+/* A method by name. "darrayio-X@k=v;k=v" is darrayio-X with hints of its
+ * own (added after --hints), so that one rotated run can compare settings
+ * of one strategy; such variants are made once per name. */
 const method_t *bench_method(const char *name) {
-  for (int i = 0; i < bench_nmethods; i++)
-    if (!strcmp(bench_methods[i].name, name))
-      return &bench_methods[i];
+  static method_t variant[BENCH_MAX_METHODS];
+  static int nvariants;
+  const char *at = strchr(name, '@');
+  size_t base = at ? (size_t)(at - name) : strlen(name);
+  for (int i = 0; at && i < nvariants; i++)
+    if (!strcmp(variant[i].name, name))
+      return &variant[i];
+  for (int i = 0; i < bench_nmethods; i++) {
+    const method_t *m = &bench_methods[i];
+    if (strlen(m->name) != base || strncmp(m->name, name, base) != 0)
+      continue;
+    if (!at)
+      return m;
+    if (strncmp(name, "darrayio-", 9) != 0 || at[1] == '\0' ||
+        nvariants == BENCH_MAX_METHODS)
+      return NULL; /* hints are darrayio's */
+    variant[nvariants] = *m;
+    variant[nvariants].name = strdup(name);
+    variant[nvariants].hints = variant[nvariants].name + base + 1;
+    return &variant[nvariants++];
+  }
   return NULL;
 }

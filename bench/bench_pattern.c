@@ -29,8 +29,13 @@
 MPI_Info bench_info(const char *hints) {
   MPI_Info info;
   MPI_Info_create(&info);
+  bench_info_add(info, hints);
+  return info;
+}
+
+void bench_info_add(MPI_Info info, const char *hints) {
   if (hints == NULL)
-    return info;
+    return;
   char *copy = strdup(hints), *save = NULL;
   for (char *t = strtok_r(copy, ";", &save); t;
        t = strtok_r(NULL, ";", &save)) {
@@ -41,7 +46,6 @@ MPI_Info bench_info(const char *hints) {
     }
   }
   free(copy);
-  return info;
 }
 
 static int fail(const bench_t *b, const char *msg) {

@@ -353,7 +353,7 @@ struct io_file {
   int lock_fd;       /* the descriptor locked: fd, or mpiio's own */
   bool own_lock_fd;
   int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
-  int64_t excl_lo, excl_hi; /* the range held exclusively now, if any */
+  int64_t held_lo, held_hi; /* the range this handle holds locked now */
   darray_stats_t *stats;
   const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
   struct io_fault *fault;   /* posix: fault-injection state, or NULL */
@@ -427,8 +427,8 @@ DARRAY_HIDDEN void darray__io_lock_free(io_file_t *f);
 DARRAY_HIDDEN int darray__io_lock(io_file_t *f, int64_t off, int64_t len,
                                   bool excl);
 DARRAY_HIDDEN int darray__io_unlock(io_file_t *f, int64_t off, int64_t len);
-/* Whether a plain write of [off, off+len) must hold a shared lock: the
- * file takes locks and no exclusive lock of this handle covers it. */
+/* Whether a plain write of [off, off+len) must take a shared lock: the
+ * file takes locks and no lock this handle holds covers it. */
 DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_file_t *f,
                                                int64_t off, int64_t len);
 

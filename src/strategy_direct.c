@@ -105,8 +105,15 @@ static int direct_run(xfer_t *x) {
   b->cap = hint / a->esize * a->esize;
   if (b->cap < a->esize)
     b->cap = a->esize;
+  /* writes: one shared lock over the whole extent instead of one per
+   * write call (src/io/io_lock.c); no MPI call is made while it is held */
+  int64_t lo = 0, hi = 0;
+  if (x->write)
+    darray__layout_extent(a, x->sec, x->nsec, &lo, &hi);
+  rc = darray__io_lock(&x->f->io, lo, hi - lo, false);
+  bool locked = rc == DARRAY_SUCCESS;
   layout_run_t cur, next;
-  bool have = darray__layout_next(&it, &cur);
+  bool have = locked && darray__layout_next(&it, &cur);
   while (have && rc == DARRAY_SUCCESS) {
     bool more = darray__layout_next(&it, &next);
     bool touches = more && next.foff == cur.foff + cur.len;
@@ -119,6 +126,9 @@ static int direct_run(xfer_t *x) {
     cur = next;
     have = more;
   }
+  int rc2 = locked ? darray__io_unlock(&x->f->io, lo, hi - lo)
+                   : DARRAY_SUCCESS;
+  rc = rc != DARRAY_SUCCESS ? rc : rc2;
   free(b->tmp);
   free(b);
   darray__layout_iter_free(&it);

@@ -46,7 +46,7 @@ int darray__io_pread(struct darray_file_s *f, void *buf, int64_t len,
 }
 
 /* A plain write holds a shared lock over its bytes when the file takes
- * locks (io_lock.c), unless this handle holds an exclusive one there. */
+ * locks (io_lock.c), unless this handle holds one there already. */
 static int shared_lock(struct darray_file_s *f, int64_t off, int64_t len,
                        bool *held) {
   *held = darray__io_write_needs_lock(&f->io, off, len);

@@ -9,8 +9,11 @@
  *
  *   - a read-modify-write holds an exclusive lock over its window from
  *     before the read until after the write;
- *   - every other write call holds a shared lock over exactly the bytes it
- *     writes, for the duration of the call.
+ *   - every other write holds a shared lock over its bytes: the io layer
+ *     takes one per write call, unless the strategy holds one over a
+ *     larger range already (the direct strategy locks its whole extent
+ *     once per call: its many small writes would otherwise pay two fcntl
+ *     calls each).
  *
  * Shared locks do not exclude each other, so plain writers never wait for
  * one another; they wait only for a read-modify-write that covers their
@@ -93,7 +96,7 @@ void darray__io_lock_setup(io_file_t *f, const char *path, int mode,
                            int concurrency) {
   f->locks = f->can_lock = false;
   f->rmw = concurrency == DARRAY_CONC_NONE;
-  f->excl_lo = f->excl_hi = 0;
+  f->held_lo = f->held_hi = 0;
   if (!(mode & DARRAY_MODE_RDWR) || concurrency == DARRAY_CONC_UNLOCKED)
     return;
   int fd = f->fd;
@@ -145,9 +148,9 @@ int darray__io_lock(io_file_t *f, int64_t off, int64_t len, bool excl) {
   if (!f->locks || len <= 0)
     return DARRAY_SUCCESS;
   int rc = lockop(f, off, len, excl ? F_WRLCK : F_RDLCK);
-  if (rc == DARRAY_SUCCESS && excl) {
-    f->excl_lo = off;
-    f->excl_hi = off + len;
+  if (rc == DARRAY_SUCCESS) {
+    f->held_lo = off;
+    f->held_hi = off + len;
   }
   return rc;
 }
@@ -162,7 +165,7 @@ int darray__io_lock(io_file_t *f, int64_t off, int64_t len, bool excl) {
 int darray__io_unlock(io_file_t *f, int64_t off, int64_t len) {
   if (!f->locks || len <= 0)
     return DARRAY_SUCCESS;
-  f->excl_lo = f->excl_hi = 0;
+  f->held_lo = f->held_hi = 0;
   int rc = lockop(f, off, len, F_UNLCK);
   if (rc != DARRAY_SUCCESS) { /* directly: the safety net is no fault
                                   target */
@@ -179,6 +182,6 @@ int darray__io_unlock(io_file_t *f, int64_t off, int64_t len) {
 bool darray__io_write_needs_lock(const io_file_t *f, int64_t off,
                                  int64_t len) {
   return f->locks && len > 0 &&
-         !(f->excl_lo <= off && off + len <= f->excl_hi &&
-           f->excl_lo < f->excl_hi);
+         !(f->held_lo <= off && off + len <= f->held_hi &&
+           f->held_lo < f->held_hi);
 }
