@@ -42,6 +42,7 @@ case $name in
   test_faults) nps="2 3" ;;
   test_badinput) nps="2 4" ;; # P = 4: a square grid for MULTIPARTITION rows
   test_large) nps="1 2" ;; # its 4 GiB part (check-long) runs at 2
+  test_overflow) nps="1 2" ;;
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
   *) nps="1 2 3 4" ;;
 esac
