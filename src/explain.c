@@ -98,6 +98,12 @@ static char owner_char(const struct darray_s *a, const int64_t *idx) {
   return (char)(r < 10 ? '0' + r : r < 36 ? 'a' + r - 10 : '+');
 }
 
+/* Sample k of m over n indices: floor(k * n / m) without forming k * n,
+ * which passes INT64_MAX for extents near it. */
+static int64_t sample_index(int64_t k, int64_t n, int64_t m) {
+  return k * (n / m) + k * (n % m) / m;
+}
+
 /* A picture of the file for 1-D and 2-D arrays: one character per sampled
  * element, rows = the slower storage dimension. */
 static void ownership_map(const struct darray_s *a, FILE *out) {
@@ -117,8 +123,9 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
     char line[80];
     for (int64_t j = 0; j < cols; j++) {
       int64_t idx[2];
-      idx[a->ndims == 2 ? slow : 0] = a->ndims == 2 ? i * nrow / rows : 0;
-      idx[fast] = j * ncol / cols;
+      idx[a->ndims == 2 ? slow : 0] =
+          a->ndims == 2 ? sample_index(i, nrow, rows) : 0;
+      idx[fast] = sample_index(j, ncol, cols);
       line[j] = owner_char(a, idx);
     }
     line[cols] = '\0';

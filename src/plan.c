@@ -62,7 +62,8 @@ static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
   double lr = (double)h->ds_rd_latency_ns, lw = (double)h->ds_wr_latency_ns;
   int64_t cap = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
-  double loads = (double)((ext + cap - 1) / cap);
+  /* ceil(ext / cap); ext + cap - 1 may pass INT64_MAX */
+  double loads = (double)(ext / cap + (ext % cap != 0));
   if (!x->write)
     return loads * lr + (double)ext * bw <
            (double)r->nruns * lr + (double)r->bytes * bw;
@@ -71,6 +72,11 @@ static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
   return loads * (3 * lr + lw) + 2 * (double)ext * bw <
          (double)r->nruns * lw + (double)r->bytes * bw;
 }
+
+/* The whole part of q >= 0. q reaches 2^63 (an extent near INT64_MAX in
+ * chunks of cb_buffer_size = 1), which no int64_t holds; from 2^53 on
+ * every double is whole already. */
+static double whole(double q) { return q < 0x1p53 ? (double)(int64_t)q : q; }
 
 /*
  * Interleaved access: the call's time under two-phase, under direct runs
@@ -116,7 +122,7 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
     }
   }
   double share = (double)(hi - lo) / A;
-  double chunks = (double)(int64_t)(share / (double)h->cb_buffer_size) + 1;
+  double chunks = whole(share / (double)h->cb_buffer_size) + 1;
   c->twophase = share * bw + chunks * (lat + (double)h->cb_cycle_ns) +
                 2.0 * (double)most * (P - 1) / P * xw;
 }

@@ -245,10 +245,29 @@ void darray__layout_seek(layout_iter_t *it, int64_t off) {
   }
 }
 
+/* The part of run r inside [lo, hi), between the user buffer and win. */
+static void copy_run_window(const struct darray_s *a, const section_t *sec,
+                            const layout_run_t *r, int64_t lo, int64_t hi,
+                            char *user, char *win, bool to_win) {
+  int64_t b0 = lo > r->foff ? lo - r->foff : 0;
+  int64_t b1 = hi - r->foff < r->len ? hi - r->foff : r->len;
+  if (b1 <= b0)
+    return;
+  char *w = win + (r->foff + b0 - lo);
+  if (!r->mem_contig)
+    darray__layout_copy(a, sec, r, b0, b1, user, w, to_win);
+  else if (to_win)
+    memcpy(w, user + (r->moff + b0), (size_t)(b1 - b0));
+  else
+    memcpy(user + (r->moff + b0), w, (size_t)(b1 - b0));
+}
+
 /* The runs of one cell inside [lo, hi), row by row of the odometer: the
  * blocks of the run dimension in one row are equally spaced in the file
  * and in the buffer, so a row is walked with two additions per run instead
- * of an iterator step (the sieve's windows hold thousands of short runs). */
+ * of an iterator step (the sieve's windows hold thousands of short runs).
+ * The step is taken only to a block that exists: one stride past a row's
+ * last block may lie beyond INT64_MAX when the array ends near it. */
 static void copy_cell_window(const struct darray_s *a, const section_t *sec,
                              int secno, int64_t lo, int64_t hi,
                              const int64_t c[], char *user, char *win,
@@ -264,22 +283,15 @@ static void copy_cell_window(const struct darray_s *a, const section_t *sec,
   while (!it.done) {
     layout_run_t r;
     secit_run(&it, a, sec, secno, &r);
-    for (int64_t j = it.pos[it.depth]; j < rs->count;
-         j++, r.foff += fstep, r.moff += mstep) {
+    for (int64_t j = it.pos[it.depth];; j++) {
       if (r.foff >= hi)
         return; /* the cell's later runs lie further on */
       r.len = (j == rs->count - 1 ? rs->last : rs->block) * a->fstride[dim];
-      int64_t b0 = lo > r.foff ? lo - r.foff : 0;
-      int64_t b1 = hi - r.foff < r.len ? hi - r.foff : r.len;
-      if (b1 <= b0)
-        continue;
-      char *w = win + (r.foff + b0 - lo);
-      if (!r.mem_contig)
-        darray__layout_copy(a, sec, &r, b0, b1, user, w, to_win);
-      else if (to_win)
-        memcpy(w, user + (r.moff + b0), (size_t)(b1 - b0));
-      else
-        memcpy(user + (r.moff + b0), w, (size_t)(b1 - b0));
+      copy_run_window(a, sec, &r, lo, hi, user, win, to_win);
+      if (j + 1 >= rs->count)
+        break;
+      r.foff += fstep;
+      r.moff += mstep;
     }
     it.pos[it.depth] = rs->count - 1; /* on to the next row */
     secit_advance(&it, a, sec);

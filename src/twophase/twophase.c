@@ -37,30 +37,51 @@
 
 /* ---- 1. prepare --------------------------------------------------------- */
 
+/* The smallest base + k * unit (k >= 0) at or after b, or hi when that
+ * lies past hi (base <= hi, unit >= 1): b + unit - 1 may pass INT64_MAX
+ * when the array ends near it, so the remainder is taken first. */
+static int64_t round_up_to(int64_t b, int64_t base, int64_t unit,
+                           int64_t hi) {
+  if (b <= base)
+    return base;
+  int64_t r = (b - base) % unit;
+  if (r == 0)
+    return b;
+  return b - r > hi - unit ? hi : b - r + unit;
+}
+
 /* Start of aggregator i's domain: an even split of [lo, hi), moved to the
  * nearest striping_unit boundary if that hint is set, then up to an element
- * boundary so that no element is split between domains or chunks. */
+ * boundary so that no element is split between domains or chunks. Every
+ * step stays within [0, hi]: an array may end at INT64_MAX. */
 static int64_t boundary(const tp_t *t, int i) {
   if (i <= 0)
     return t->lo;
   if (i >= t->A)
     return t->hi;
   int64_t span = t->hi - t->lo, su = t->x->f->hints.striping_unit;
+  /* lo + span * i / A without forming span * i */
   int64_t b = t->lo + span / t->A * i + span % t->A * i / t->A;
-  if (su > 0)
-    b = (b + su / 2) / su * su;
-  int64_t es = t->a->esize, rel = b - t->a->disp;
-  b = t->a->disp + (rel + es - 1) / es * es;
+  if (su > 0) /* to the nearest multiple of su; halves round up */
+    b = b % su < su - su / 2 ? b - b % su : round_up_to(b, 0, su, t->hi);
+  b = round_up_to(b, t->a->disp, t->a->esize, t->hi);
   return b < t->lo ? t->lo : b > t->hi ? t->hi : b;
 }
 
+/* Cycle `cycle` covers [dlo + cycle * C, + C) of the domain [dlo, dhi);
+ * past the domain's end the chunk is empty, at dhi. The offsets are
+ * compared as distances into the domain, never formed past dhi, which may
+ * be INT64_MAX. */
 void darray__tp_chunk(const tp_t *t, int i, int64_t cycle, int64_t *clo,
                       int64_t *chi) {
-  int64_t dlo = boundary(t, i), dhi = boundary(t, i + 1);
-  *clo = dlo + cycle * t->C;
-  *chi = *clo + t->C < dhi ? *clo + t->C : dhi;
-  if (*clo > *chi)
-    *clo = *chi;
+  int64_t dlo = boundary(t, i), dhi = boundary(t, i + 1), len = dhi - dlo;
+  if (len <= 0 || cycle > (len - 1) / t->C) {
+    *clo = *chi = dhi;
+    return;
+  }
+  int64_t at = cycle * t->C; /* < len */
+  *clo = dlo + at;
+  *chi = len - at > t->C ? *clo + t->C : dhi;
 }
 
 int darray__tp_agg_rank(const tp_t *t, int i) {
@@ -114,7 +135,7 @@ static int extent_and_density(tp_t *t) {
 /* Chunk size C from cb_buffer_size - M shared by `parts` buffers of C
  * bytes, no larger than the largest domain; M no larger than C; the
  * number of cycles. */
-static void set_chunks(tp_t *t, int parts) {
+void darray__tp_set_chunks(tp_t *t, int parts) {
   int64_t es = t->a->esize, cb = t->x->f->hints.cb_buffer_size;
   t->M = cb / 4 / es * es;
   if (t->M < es)
@@ -132,8 +153,9 @@ static void set_chunks(tp_t *t, int parts) {
   if (t->M > t->C)
     t->M = t->C;
   t->ntimes = 0;
-  for (int i = 0; i < t->A; i++) {
-    int64_t n = (boundary(t, i + 1) - boundary(t, i) + t->C - 1) / t->C;
+  for (int i = 0; i < t->A; i++) { /* ceil(len / C): len + C may overflow */
+    int64_t len = boundary(t, i + 1) - boundary(t, i);
+    int64_t n = len / t->C + (len % t->C != 0);
     t->ntimes = n > t->ntimes ? n : t->ntimes;
   }
 }
@@ -147,14 +169,14 @@ static void choose_aggregators(tp_t *t) {
     if (darray__tp_agg_rank(t, i) == t->me)
       t->myagg = i;
   int parts = (t->x->write ? 1 : darray__boxes_depth(t->x)) + t->image;
-  set_chunks(t, parts);
+  darray__tp_set_chunks(t, parts);
   /* pipelined writes need a second staging slot: worth it with two
    * aggregators or more taking turns and two cycles or more */
   int pl = h->cb_pipeline;
   t->pipeline = t->x->write && pl != DARRAY_TRI_DISABLE &&
                 (pl == DARRAY_TRI_ENABLE || (t->A >= 2 && t->ntimes >= 2));
   if (t->pipeline)
-    set_chunks(t, parts + 1);
+    darray__tp_set_chunks(t, parts + 1);
 }
 
 static bool all_mem_contig(const xfer_t *x) {

@@ -63,6 +63,9 @@ typedef struct tp {
   int rc; /* first local failure */
 } tp_t;
 
+/* C, M and ntimes from cb_buffer_size, with `parts` buffers of C bytes
+ * (needs lo, hi, A and the call's array and hints). */
+DARRAY_HIDDEN void darray__tp_set_chunks(tp_t *t, int parts);
 /* Chunk [*clo, *chi) of aggregator i in a cycle (empty when clo == chi). */
 DARRAY_HIDDEN void darray__tp_chunk(const tp_t *t, int i, int64_t cycle,
                                     int64_t *clo, int64_t *chi);
