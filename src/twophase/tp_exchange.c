@@ -144,8 +144,10 @@ static void owner_streams(tp_t *t, int64_t cycle, int phase) {
  * largest chunk); mine stays in my buffer when it is contiguous there. */
 static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
   int64_t at = 0;
+  t->cur.data = 0;
   for (int r = 0; r < t->P; r++) {
     t->cur.bytes[r] = darray__tp_stream_bytes(&t->peer[r], clo, chi);
+    t->cur.data += t->cur.bytes[r];
     if (r == t->me && (t->self_contig || t->image))
       t->cur.bytes[r] = 0; /* not staged */
     t->cur.stage_off[r] = at;
@@ -307,10 +309,13 @@ static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
 }
 
 /* A chunk through its image: reads read the chunk's span with its holes
- * with one call; writes of a dense chunk write it with one call. */
+ * with one call; writes of a dense chunk write it with one call. A chunk
+ * that holds no process's bytes (sections leave such gaps) is skipped. */
 static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
   darray_file_s_t *f = t->x->f;
   int rc;
+  if (t->cur.data == 0)
+    return;
   if (t->x->write && !t->dense) {
     rc = write_image_holes(t, clo, chi);
   } else if (t->x->write) {

@@ -25,6 +25,7 @@ typedef struct tp_slot {
   int64_t *stage_off; /* ... and where they sit in stage */
   MPI_Request *req;
   int nreq, req_cap, nrecv; /* receives come first */
+  int64_t data;       /* aggregators: every process's bytes in the chunk */
 } tp_slot_t;
 
 typedef struct tp {
