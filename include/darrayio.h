@@ -911,6 +911,14 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
 /** @{ */
 
 /**
+ * The most processes a consumer may run on: 2^24, more than any machine
+ * has. The advisor's work grows with the count, and MPI_Dims_create(),
+ * which completes the grid, fails on some counts near 2^31 (MPICH 4.0
+ * divides by zero at 2^31 - 1 and kills the process).
+ */
+#define DARRAY_ADVISE_MAX_NPROCS (1 << 24)
+
+/**
  * A program that will access a dataset: how it distributes the array over
  * its processes, and how much its access counts. The fields mean what the
  * arguments of darray_set_distribution() and darray_set_grid() mean for an
@@ -929,7 +937,7 @@ typedef struct darray_consumer {
   const char *name;
   /** how much the consumer counts (how often it runs), finite and >= 0 */
   double weight;
-  /** number of processes it runs on, >= 1 */
+  /** number of processes it runs on, 1 .. #DARRAY_ADVISE_MAX_NPROCS */
   int nprocs;
   /** distribution of each dimension; MULTIPARTITION needs a perfect-square
    *  \p nprocs */
@@ -1046,8 +1054,9 @@ typedef struct darray_advice {
  *         finite
  * \retval DARRAY_EDIST a consumer's distribution is invalid (as for
  *         darray_set_distribution() and darray_commit())
- * \retval DARRAY_EGRID a consumer's \p nprocs < 1, or its grid does not fit
- *         its processes (as for darray_set_grid() and darray_commit())
+ * \retval DARRAY_EGRID a consumer's \p nprocs is < 1 or more than
+ *         #DARRAY_ADVISE_MAX_NPROCS, or its grid does not fit its processes
+ *         (as for darray_set_grid() and darray_commit())
  * \retval DARRAY_EMPI MPI is not initialized
  * \retval DARRAY_ENOMEM out of memory
  *

@@ -537,6 +537,23 @@ static int run_xfer(env_t *e, const void *arg) {
 
 #define X(x) (&(const xfer_row_t){x})
 
+/* The storage advisor (local): a consumer on *arg processes, whose grid
+ * MPI_Dims_create would complete; all three advisor calls must refuse it
+ * alike. */
+static int run_advise(env_t *e, const void *arg) {
+  int64_t g[2] = {64, 64};
+  darray_consumer_t c = {.name = "big", .weight = 1,
+                         .nprocs = *(const int *)arg,
+                         .dist = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK}};
+  darray_advice_t adv;
+  int perm[2] = {0, 1};
+  int rc = darray_advise_storage(2, g, 4, 1, &c, &adv, NULL);
+  keep(e, darray_errmsg(NULL));
+  TU_EQ_CODE(darray_advise_order(2, g, 4, 1, &c, perm, &adv, NULL), rc);
+  TU_EQ_CODE(darray_advise_report(2, g, 4, 1, &c, stdout), rc);
+  return rc;
+}
+
 /* ---- the catalogue --------------------------------------------------------
  */
 
@@ -820,6 +837,11 @@ static const row_t rows[] = {
      "len"},
     {"get_stats with stats NULL", run_xfer, X(X_STATS_NULL), DARRAY_ENULL,
      "stats"},
+    /* the storage advisor: process counts that MPI cannot take */
+    {"advisor: a consumer on 2^31 - 1 processes", run_advise,
+     INTS(2147483647), DARRAY_EGRID, "consumers[0] (big): nprocs"},
+    {"advisor: a consumer on 2^24 + 1 processes", run_advise,
+     INTS((1 << 24) + 1), DARRAY_EGRID, "DARRAY_ADVISE_MAX_NPROCS"},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
