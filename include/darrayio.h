@@ -677,6 +677,8 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
  * Close a file (collective). Data written by darray_write() is in the file
  * system when every process has returned from its darray_write(); close
  * releases the handle. Passing NULL or a pointer to NULL does nothing.
+ * On failure darray_file_errmsg(NULL) holds the message (the handle is
+ * gone).
  * \param f the handle; `*f` is set to NULL
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EIO closing failed on this or another process
@@ -689,6 +691,8 @@ int darray_file_close(darray_file_t *f);
  * \param f the file
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EIO fsync failed on this or another process
+ * \retval DARRAY_EACCESS the mpiio back end: the file was opened read-only
+ *         (MPI_File_sync refuses such files)
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
 int darray_file_sync(darray_file_t f);

@@ -204,7 +204,7 @@ static int xfer_begin(xfer_t *x, const region_t *g) {
 }
 
 static int xfer_run(xfer_t *x) {
-  x->f->io.err_errno = 0;
+  darray__file_clear_cause(x->f);
   return x->strategy->run(x);
 }
 
@@ -218,11 +218,11 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   x->boxes = NULL;
   if (x->failed_early)
     return rc; /* already agreed */
+  const char *cause = darray__file_cause(f);
   if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
     darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
                 call_name(x, g), s->name, f->io.ops->name,
-                darray_strerror(rc), f->io.err_errno ? ": " : "",
-                f->io.err_errno ? strerror(f->io.err_errno) : "");
+                darray_strerror(rc), cause[0] ? ": " : "", cause);
   f->stats.calls++;
   snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
   return darray__agree(f->comm, rc, f->errmsg);

@@ -27,6 +27,11 @@
 #define DARRAY_MAGIC_DEAD 0xdeadbeefu
 
 #define DARRAY_ERRMSG_LEN 512
+/* Most characters of a path in a message (darray__short_path), and of an
+ * I/O back end's own text about a failure (io_file_t.err_text): together
+ * with the words around them they fit a message whole. */
+#define DARRAY_PATH_SHOWN 160
+#define DARRAY_IO_TEXT_LEN 300
 
 /* ------------------------------------------------------------------------ */
 /* dist: which indices of a dimension a process owns                        */
@@ -341,6 +346,7 @@ struct io_file {
   int fd;            /* posix */
   MPI_File fh;       /* mpiio */
   int err_errno;     /* errno of the last failure */
+  char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
   darray_stats_t *stats;
   const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
   struct io_fault *fault;   /* posix: fault-injection state, or NULL */
@@ -440,6 +446,11 @@ typedef struct darray_file_s {
 
 /* Check that f is a live file handle and clear its message. */
 DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+/* The cause of the back end's last failure, for a message: the MPI call
+ * and MPI's text (mpiio), the system error (posix), or "". */
+DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
+/* Forget the back end's last failure (before an operation). */
+DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
 
 /* ------------------------------------------------------------------------ */
 /* strategies                                                               */
@@ -531,6 +542,15 @@ DARRAY_HIDDEN void darray__layout_count(const struct darray_s *a,
 
 /* ------------------------------------------------------------------------ */
 /* errors                                                                   */
+
+/* A path for a message: itself, or at most DARRAY_PATH_SHOWN characters
+ * of it with its middle replaced by "..." ("/very/long/.../tail"), so that
+ * the cause after it still fits the message. Returns buf (n bytes). */
+DARRAY_HIDDEN const char *darray__short_path(const char *path, char *buf,
+                                             size_t n);
+/* The same for any text, at most max characters, cut at spaces. */
+DARRAY_HIDDEN const char *darray__short_text(const char *text, size_t max,
+                                             char *buf, size_t n);
 
 /* Format a message into buf (snprintf style) and return code. */
 DARRAY_HIDDEN int darray__err(char *buf, int code, const char *fmt, ...)
