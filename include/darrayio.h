@@ -92,6 +92,8 @@ extern "C" {
   X(DARRAY_EINDEX, -15, "index out of range")                                  \
   X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
   X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
+  X(DARRAY_ELIMIT, -18,                                                        \
+    "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "the call failed on another process")                \
@@ -634,9 +636,18 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    the cheapest; darray_explain() prints the estimates and
  *    darray_file_get_hint() the cycle cost in use;
  *  - `darray_temp_limit` (bytes, default 0 = none): the most temporary
- *    memory one call may take on a process, whatever the strategy; it
+ *    memory one call may take on a process for its data buffers (what
+ *    darray_stats_t.peak_temp_bytes reports), whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()
- *    reports the lowered values). Out-of-core programs give it their budget;
+ *    reports the lowered values). Out-of-core programs give it their budget.
+ *    Direct and sieving calls move pieces of elements that are contiguous
+ *    in the buffer straight from it, so any limit holds for them; elements
+ *    strided in memory are copied whole, and two-phase buffers hold whole
+ *    elements (a chunk and a message, at least). A call that cannot stay
+ *    within the limit is refused with #DARRAY_ELIMIT before any byte moves,
+ *    and the message names the size it needs; when the planner chose the
+ *    strategy (`darray_strategy` = `auto`, no `romio_cb_*` = `enable`),
+ *    direct runs take over instead;
  *  - `striping_factor` is accepted and checked.
  *
  * Sizes accept a k, m or g suffix (powers of 1024).
@@ -726,6 +737,10 @@ int darray_file_sync(darray_file_t f);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -748,6 +763,10 @@ int darray_write(darray_file_t f, darray_t a, const void *buf);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -789,6 +808,10 @@ int darray_read(darray_file_t f, darray_t a, void *buf);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -818,6 +841,10 @@ int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */

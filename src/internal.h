@@ -490,6 +490,13 @@ DARRAY_HIDDEN bool darray__boxes_meet(const int64_t *p, const int64_t *q,
 /* An upper bound on how many processes' boxes cover any one element of a
  * section call (1 for whole-array calls). */
 DARRAY_HIDDEN int darray__boxes_depth(const xfer_t *x);
+/* The temporary buffer of an independent strategy (direct batches, sieve
+ * windows) for a buffer-size hint: the hint in whole elements, at least
+ * one, since runs strided in memory are copied element by element; under a
+ * darray_temp_limit below one element, the hint itself: such a call has no
+ * cell strided in memory (it is refused before the strategy prepares), and
+ * pieces of contiguous runs are copied as bytes. */
+DARRAY_HIDDEN int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint);
 /* A dense box [start, start+count) of the global array, held in a buffer
  * of shape count in the given memory order. */
 DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,

@@ -43,6 +43,7 @@ case $name in
   test_badinput) nps="2 4" ;; # P = 4: a square grid for MULTIPARTITION rows
   test_large) nps="1 2" ;; # its 4 GiB part (check-long) runs at 2
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
+  test_templimit) nps="1 2 3" ;;
   test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
   *) nps="1 2 3 4" ;;
 esac
