@@ -14,6 +14,10 @@
  *  - the same elements strided in memory (Fortran-order buffers of a
  *    C-order file), on every rank or on rank 1 only: every strategy copies
  *    whole elements through a buffer, so every one refuses, everywhere;
+ *  - 600-byte elements: two-phase needs two of them and refuses, whether
+ *    forced by darray_strategy or by romio_cb_*; when the planner chose it
+ *    (with free cycles, darray_cb_cycle_ns=0, it does at P > 1) direct
+ *    runs take over and the call succeeds;
  *  - 400-byte and 8-byte elements: everything fits; the automatic
  *    two-phase pipeline gives up its second buffer to fit, a forced one
  *    makes writes refuse.
@@ -59,7 +63,8 @@ static const tcase_t cases[] = {
     {BIG, STRIDED_ON_1, "darray_strategy=auto", NO, NO, NULL},
     /* 600-byte elements: two-phase needs two, 1200 bytes; with free
      * cycles the planner prefers it at P > 1, and then direct takes over */
-    {600, CONTIG, "darray_strategy=twophase;darray_cb_cycle_ns=0", NO, NO, NULL},
+    {600, CONTIG, "darray_strategy=twophase;darray_cb_cycle_ns=0", NO, NO,
+     NULL},
     {600, CONTIG, "darray_cb_cycle_ns=0", OK, OK, "direct"},
     {600, CONTIG, "romio_cb_write=enable;romio_cb_read=enable", NO, NO, NULL},
     {400, CONTIG, "darray_strategy=direct", OK, OK, NULL},
