@@ -92,6 +92,8 @@ extern "C" {
   X(DARRAY_EINDEX, -15, "index out of range")                                  \
   X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
   X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
+  X(DARRAY_ELIMIT, -18,                                                        \
+    "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "the call failed on another process")                \
@@ -645,9 +647,18 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    the cheapest; darray_explain() prints the estimates and
  *    darray_file_get_hint() the cycle cost in use;
  *  - `darray_temp_limit` (bytes, default 0 = none): the most temporary
- *    memory one call may take on a process, whatever the strategy; it
+ *    memory one call may take on a process for its data buffers (what
+ *    darray_stats_t.peak_temp_bytes reports), whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()
- *    reports the lowered values). Out-of-core programs give it their budget;
+ *    reports the lowered values). Out-of-core programs give it their budget.
+ *    Direct and sieving calls move pieces of elements that are contiguous
+ *    in the buffer straight from it, so any limit holds for them; elements
+ *    strided in memory are copied whole, and two-phase buffers hold whole
+ *    elements (a chunk and a message, at least). A call that cannot stay
+ *    within the limit is refused with #DARRAY_ELIMIT before any byte moves,
+ *    and the message names the size it needs; when the planner chose the
+ *    strategy (`darray_strategy` = `auto`, no `romio_cb_*` = `enable`),
+ *    direct runs take over instead;
  *  - `striping_factor` is accepted and checked.
  *
  * Sizes accept a k, m or g suffix (powers of 1024).
@@ -688,6 +699,8 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
  * Close a file (collective). Data written by darray_write() is in the file
  * system when every process has returned from its darray_write(); close
  * releases the handle. Passing NULL or a pointer to NULL does nothing.
+ * On failure darray_file_errmsg(NULL) holds the message (the handle is
+ * gone).
  * \param f the handle; `*f` is set to NULL
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EIO closing failed on this or another process
@@ -700,6 +713,8 @@ int darray_file_close(darray_file_t *f);
  * \param f the file
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EIO fsync failed on this or another process
+ * \retval DARRAY_EACCESS the mpiio back end: the file was opened read-only
+ *         (MPI_File_sync refuses such files)
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
 int darray_file_sync(darray_file_t f);
@@ -733,6 +748,10 @@ int darray_file_sync(darray_file_t f);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -755,6 +774,10 @@ int darray_write(darray_file_t f, darray_t a, const void *buf);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -796,6 +819,10 @@ int darray_read(darray_file_t f, darray_t a, void *buf);
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -825,6 +852,10 @@ int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
  *         displacements
  * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
+ * \retval DARRAY_ELIMIT the call needs more temporary memory than
+ *         `darray_temp_limit` allows, or two-phase elements larger than an
+ *         MPI message can count (refused before any byte moves; the
+ *         message names the size needed)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -922,6 +953,14 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
 /** @{ */
 
 /**
+ * The most processes a consumer may run on: 2^24, more than any machine
+ * has. The advisor's work grows with the count, and MPI_Dims_create(),
+ * which completes the grid, fails on some counts near 2^31 (MPICH 4.0
+ * divides by zero at 2^31 - 1 and kills the process).
+ */
+#define DARRAY_ADVISE_MAX_NPROCS (1 << 24)
+
+/**
  * A program that will access a dataset: how it distributes the array over
  * its processes, and how much its access counts. The fields mean what the
  * arguments of darray_set_distribution() and darray_set_grid() mean for an
@@ -940,7 +979,7 @@ typedef struct darray_consumer {
   const char *name;
   /** how much the consumer counts (how often it runs), finite and >= 0 */
   double weight;
-  /** number of processes it runs on, >= 1 */
+  /** number of processes it runs on, 1 .. #DARRAY_ADVISE_MAX_NPROCS */
   int nprocs;
   /** distribution of each dimension; MULTIPARTITION needs a perfect-square
    *  \p nprocs */
@@ -1057,8 +1096,9 @@ typedef struct darray_advice {
  *         finite
  * \retval DARRAY_EDIST a consumer's distribution is invalid (as for
  *         darray_set_distribution() and darray_commit())
- * \retval DARRAY_EGRID a consumer's \p nprocs < 1, or its grid does not fit
- *         its processes (as for darray_set_grid() and darray_commit())
+ * \retval DARRAY_EGRID a consumer's \p nprocs is < 1 or more than
+ *         #DARRAY_ADVISE_MAX_NPROCS, or its grid does not fit its processes
+ *         (as for darray_set_grid() and darray_commit())
  * \retval DARRAY_EMPI MPI is not initialized
  * \retval DARRAY_ENOMEM out of memory
  *

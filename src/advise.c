@@ -84,8 +84,10 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
                                 ">= 0", c->weight);
     return consumer_err(msg, DARRAY_EINVAL, i, c, what);
   }
-  if (c->nprocs < 1) {
-    snprintf(what, sizeof what, "nprocs = %d is < 1", c->nprocs);
+  if (c->nprocs < 1 || c->nprocs > DARRAY_ADVISE_MAX_NPROCS) {
+    snprintf(what, sizeof what, "nprocs = %d is %s", c->nprocs,
+             c->nprocs < 1 ? "< 1"
+                           : "more than DARRAY_ADVISE_MAX_NPROCS = 2^24");
     return consumer_err(msg, DARRAY_EGRID, i, c, what);
   }
   int64_t dargs[DARRAY_MAX_DIMS] = {0};

@@ -18,6 +18,27 @@ int darray__file_check(darray_file_t f) {
   return DARRAY_SUCCESS;
 }
 
+const char *darray__file_cause(const darray_file_s_t *f) {
+  if (f->io.err_text[0] != '\0')
+    return f->io.err_text;
+  return f->io.err_errno != 0 ? strerror(f->io.err_errno) : "";
+}
+
+void darray__file_clear_cause(darray_file_s_t *f) {
+  f->io.err_errno = 0;
+  f->io.err_text[0] = '\0';
+}
+
+/* The message of a failed back-end operation: the operation, the back
+ * end, the code's text and the cause the back end recorded. */
+static int io_failed(const darray_file_s_t *f, char *msg, int rc,
+                     const char *what) {
+  const char *cause = darray__file_cause(f);
+  return darray__err(msg, rc, "%s (backend %s): %s%s%s", what,
+                     f->io.ops->name, darray_strerror(rc),
+                     cause[0] ? ": " : "", cause);
+}
+
 static int check_mode(int mode, char *msg) {
   int known = DARRAY_MODE_RDONLY | DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
               DARRAY_MODE_TRUNC;
@@ -122,8 +143,13 @@ int darray_file_close(darray_file_t *pf) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  darray__file_clear_cause(f);
   rc = f->io.ops->close(&f->io);
-  rc = darray__agree(f->comm, rc, darray__errbuf_nohandle());
+  if (rc != DARRAY_SUCCESS)
+    io_failed(f, msg, rc, "darray_file_close");
+  rc = darray__agree(f->comm, rc, msg);
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);
@@ -135,12 +161,10 @@ int darray_file_sync(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  darray__file_clear_cause(f);
   rc = f->io.ops->sync(&f->io);
   if (rc != DARRAY_SUCCESS)
-    darray__err(f->errmsg, rc, "darray_file_sync (backend %s): %s%s%s",
-                f->io.ops->name, darray_strerror(rc),
-                f->io.err_errno ? ": " : "",
-                f->io.err_errno ? strerror(f->io.err_errno) : "");
+    io_failed(f, f->errmsg, rc, "darray_file_sync");
   return darray__agree(f->comm, rc, f->errmsg);
 }
 

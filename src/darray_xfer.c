@@ -164,6 +164,64 @@ static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
   return rc;
 }
 
+/* Refuse a call that darray_temp_limit cannot hold in any strategy: one
+ * whose limit is below one element while a cell of this process is
+ * strided in memory, since every strategy copies such runs through a
+ * buffer of whole elements. Local; agreed on with the arguments. */
+static int temp_check(const xfer_t *x) {
+  int64_t lim = x->f->hints.temp_limit, es = x->a->esize;
+  if (lim <= 0 || es <= lim)
+    return DARRAY_SUCCESS;
+  for (int c = 0; c < x->nsec; c++)
+    if (!darray__layout_mem_contig(x->a, &x->sec[c]))
+      return darray__err(x->msg, DARRAY_ELIMIT,
+                         "darray_temp_limit = %lld bytes is less than the "
+                         "%lld bytes this call needs: one element, to copy "
+                         "cell %d, which is strided in memory",
+                         (long long)lim, (long long)es, c);
+  return DARRAY_SUCCESS;
+}
+
+int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
+  int64_t es = x->a->esize, lim = x->f->hints.temp_limit;
+  if (hint >= es)
+    return hint / es * es;
+  return lim > 0 && lim < es ? hint : es;
+}
+
+/* Whether the strategy was the planner's own choice, not one the hints
+ * force (darray_strategy, romio_cb_read / romio_cb_write = enable). */
+static bool planner_chose(const xfer_t *x) {
+  const darray_hints_t *h = &x->f->hints;
+  int cb = x->write ? h->cb_write : h->cb_read;
+  return h->strategy == DARRAY_STRATEGY_AUTO && cb != DARRAY_TRI_ENABLE;
+}
+
+/* Prepare strategy s and agree, before any byte moves, on the outcome
+ * (rc: this process's result so far), the description, the displacement
+ * and the strategy. */
+static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
+                      int rc) {
+  darray_file_t f = x->f;
+  if (x->strategy != NULL && x->strategy->finish != NULL)
+    x->strategy->finish(x); /* an earlier attempt's state */
+  x->strategy = s;
+  if (rc == DARRAY_SUCCESS)
+    rc = temp_check(x);
+  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
+    rc = s->prepare(x);
+  int64_t vals[3] = {x->a->desc_hash, x->a->disp,
+                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
+  int bad = -1;
+  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__err(f->errmsg, rc, "%s: processes passed different %s",
+                call_name(x, g),
+                bad == 0 ? "array descriptions"
+                         : bad == 1 ? "displacements" : "hints");
+  return rc;
+}
+
 /*
  * A call is a request that goes through three phases. Everything it needs
  * from one phase to the next lives in its xfer_t and in the strategy's
@@ -181,30 +239,34 @@ static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
  *          result is agreed on, so every process returns the same code.
  */
 static int xfer_begin(xfer_t *x, const region_t *g) {
-  darray_file_t f = x->f;
   const strategy_t *s = &darray__strategy_direct;
-  int rc = common_args(f, (darray_t)x->a, x->write);
+  int rc = common_args(x->f, (darray_t)x->a, x->write);
   rc = access_of(x, g, rc);
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
-  x->strategy = s;
-  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
-    rc = s->prepare(x);
-  int64_t vals[3] = {x->a->desc_hash, x->a->disp,
-                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
-  int bad = -1;
-  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
-  if (rc == DARRAY_EINCONSISTENT)
-    darray__err(f->errmsg, rc, "%s: processes passed different %s",
-                call_name(x, g),
-                bad == 0 ? "array descriptions"
-                         : bad == 1 ? "displacements" : "hints");
+  rc = begin_with(x, g, s, rc);
+  if (rc == DARRAY_ELIMIT && s != &darray__strategy_direct &&
+      planner_chose(x)) {
+    /* the planner's choice needs more memory than darray_temp_limit
+     * allows (or larger MPI counts than exist); direct runs need at most
+     * one element of buffer, none for cells contiguous in memory */
+    darray_t a = (darray_t)x->a;
+    if (verbose() && a->rank == 0)
+      fprintf(stderr, "darrayio: %s: strategy direct instead of %s: %s\n",
+              call_name(x, g), s->name, x->f->errmsg);
+    s = &darray__strategy_direct;
+    x->f->errmsg[0] = '\0';
+    rc = begin_with(x, g, s, DARRAY_SUCCESS);
+    if (rc == DARRAY_SUCCESS && g == NULL &&
+        a->plan_memo[x->write].file == x->f->id)
+      a->plan_memo[x->write].s = s; /* the same refusal every time */
+  }
   x->failed_early = rc != DARRAY_SUCCESS;
   return rc;
 }
 
 static int xfer_run(xfer_t *x) {
-  x->f->io.err_errno = 0;
+  darray__file_clear_cause(x->f);
   return x->strategy->run(x);
 }
 
@@ -218,11 +280,11 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   x->boxes = NULL;
   if (x->failed_early)
     return rc; /* already agreed */
+  const char *cause = darray__file_cause(f);
   if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
     darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
                 call_name(x, g), s->name, f->io.ops->name,
-                darray_strerror(rc), f->io.err_errno ? ": " : "",
-                f->io.err_errno ? strerror(f->io.err_errno) : "");
+                darray_strerror(rc), cause[0] ? ": " : "", cause);
   f->stats.calls++;
   snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
   return darray__agree(f->comm, rc, f->errmsg);

@@ -39,6 +39,45 @@ int darray__err(char *buf, int code, const char *fmt, ...) {
   return code;
 }
 
+/* Where to cut s (of length len) at most `room` characters from its end:
+ * at the first `sep` of that stretch, when there is one. */
+static size_t tail_start(const char *s, size_t len, size_t room, char sep) {
+  size_t t = len - room;
+  const char *p = memchr(s + t, sep, room);
+  return p != NULL && p < s + len - 1 ? (size_t)(p - s) : t;
+}
+
+/* s shortened to at most max characters (max >= 8) by replacing its
+ * middle with "...": a third of the room for its start, cut after a `sep`
+ * when one lies there, the rest for its end, cut before one. */
+static const char *elide(const char *s, size_t max, char sep, char *buf,
+                         size_t n) {
+  size_t len = strlen(s);
+  if (max > n - 1)
+    max = n - 1;
+  if (len <= max || max < 8) {
+    snprintf(buf, n, "%s", s);
+    return buf;
+  }
+  size_t head = max / 3, h = head;
+  while (h > 1 && s[h - 1] != sep)
+    h--;
+  if (h > 1)
+    head = h;
+  size_t t = tail_start(s, len, max - head - 3, sep);
+  snprintf(buf, n, "%.*s...%s", (int)head, s, s + t);
+  return buf;
+}
+
+const char *darray__short_path(const char *path, char *buf, size_t n) {
+  return elide(path, DARRAY_PATH_SHOWN, '/', buf, n);
+}
+
+const char *darray__short_text(const char *text, size_t max, char *buf,
+                               size_t n) {
+  return elide(text, max, ' ', buf, n);
+}
+
 /*
  * One MPI_Allreduce(MAX) carries both the result and a consistency check:
  * element 0 encodes (-code, rank) so that the most negative code wins and,

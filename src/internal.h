@@ -27,6 +27,11 @@
 #define DARRAY_MAGIC_DEAD 0xdeadbeefu
 
 #define DARRAY_ERRMSG_LEN 512
+/* Most characters of a path in a message (darray__short_path), and of an
+ * I/O back end's own text about a failure (io_file_t.err_text): together
+ * with the words around them they fit a message whole. */
+#define DARRAY_PATH_SHOWN 160
+#define DARRAY_IO_TEXT_LEN 300
 
 /* ------------------------------------------------------------------------ */
 /* dist: which indices of a dimension a process owns                        */
@@ -354,6 +359,7 @@ struct io_file {
   bool own_lock_fd;
   int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
   int64_t held_lo, held_hi; /* the range this handle holds locked now */
+  char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
   darray_stats_t *stats;
   const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
   struct io_fault *fault;   /* posix: fault-injection state, or NULL */
@@ -470,6 +476,11 @@ typedef struct darray_file_s {
 
 /* Check that f is a live file handle and clear its message. */
 DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+/* The cause of the back end's last failure, for a message: the MPI call
+ * and MPI's text (mpiio), the system error (posix), or "". */
+DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
+/* Forget the back end's last failure (before an operation). */
+DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
 
 /* ------------------------------------------------------------------------ */
 /* strategies                                                               */
@@ -509,6 +520,13 @@ DARRAY_HIDDEN bool darray__boxes_meet(const int64_t *p, const int64_t *q,
 /* An upper bound on how many processes' boxes cover any one element of a
  * section call (1 for whole-array calls). */
 DARRAY_HIDDEN int darray__boxes_depth(const xfer_t *x);
+/* The temporary buffer of an independent strategy (direct batches, sieve
+ * windows) for a buffer-size hint: the hint in whole elements, at least
+ * one, since runs strided in memory are copied element by element; under a
+ * darray_temp_limit below one element, the hint itself: such a call has no
+ * cell strided in memory (it is refused before the strategy prepares), and
+ * pieces of contiguous runs are copied as bytes. */
+DARRAY_HIDDEN int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint);
 /* A dense box [start, start+count) of the global array, held in a buffer
  * of shape count in the given memory order. */
 DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
@@ -561,6 +579,15 @@ DARRAY_HIDDEN void darray__layout_count(const struct darray_s *a,
 
 /* ------------------------------------------------------------------------ */
 /* errors                                                                   */
+
+/* A path for a message: itself, or at most DARRAY_PATH_SHOWN characters
+ * of it with its middle replaced by "..." ("/very/long/.../tail"), so that
+ * the cause after it still fits the message. Returns buf (n bytes). */
+DARRAY_HIDDEN const char *darray__short_path(const char *path, char *buf,
+                                             size_t n);
+/* The same for any text, at most max characters, cut at spaces. */
+DARRAY_HIDDEN const char *darray__short_text(const char *text, size_t max,
+                                             char *buf, size_t n);
 
 /* Format a message into buf (snprintf style) and return code. */
 DARRAY_HIDDEN int darray__err(char *buf, int code, const char *fmt, ...)

@@ -6,7 +6,10 @@
  * buffer. Runs that touch are merged: their bytes are packed into (or
  * unpacked from) one temporary buffer of at most ind_wr_buffer_size /
  * ind_rd_buffer_size bytes and moved with one call per buffer load. A run
- * that is strided in memory goes through the same buffer.
+ * that is strided in memory goes through the same buffer; a contiguous one
+ * at least as long as the buffer moves alone. So under a darray_temp_limit
+ * below one element (darray__xfer_buffer_cap) contiguous runs use no
+ * buffer at all.
  */
 #include "internal.h"
 
@@ -102,9 +105,7 @@ static int direct_run(xfer_t *x) {
   b->x = x;
   int64_t hint = x->write ? x->f->hints.ind_wr_buffer_size
                           : x->f->hints.ind_rd_buffer_size;
-  b->cap = hint / a->esize * a->esize;
-  if (b->cap < a->esize)
-    b->cap = a->esize;
+  b->cap = darray__xfer_buffer_cap(x, hint);
   /* writes: one shared lock over the whole extent instead of one per
    * write call (src/io/io_lock.c); no MPI call is made while it is held */
   int64_t lo = 0, hi = 0;
@@ -117,9 +118,12 @@ static int direct_run(xfer_t *x) {
   while (have && rc == DARRAY_SUCCESS) {
     bool more = darray__layout_next(&it, &next);
     bool touches = more && next.foff == cur.foff + cur.len;
-    if (b->len == 0 && !touches && cur.mem_contig)
+    /* a contiguous run as long as the buffer gains nothing from it */
+    bool alone = cur.mem_contig &&
+                 ((b->len == 0 && !touches) || cur.len >= b->cap);
+    if (alone && (rc = flush(b)) == DARRAY_SUCCESS)
       rc = move_alone(x, &cur);
-    else
+    else if (!alone)
       rc = add_run(b, &cur);
     if (rc == DARRAY_SUCCESS && !touches)
       rc = flush(b);

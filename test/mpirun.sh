@@ -45,6 +45,8 @@ case $name in
   test_concurrent) nps="2 3 4" ;; # two or three groups writing at once
   test_overflow) nps="1 2" ;;
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
+  test_templimit) nps="1 2 3" ;;
+  test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then

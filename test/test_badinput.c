@@ -537,6 +537,50 @@ static int run_xfer(env_t *e, const void *arg) {
 
 #define X(x) (&(const xfer_row_t){x})
 
+/* Two-phase with elements larger than an MPI message can count: refused
+ * before anything moves (buf, far smaller than one element, is never
+ * touched). */
+static int run_huge_element(env_t *e, const void *arg) {
+  (void)arg;
+  int64_t n = e->P, es = (INT64_C(1) << 31) + 7;
+  char buf[64] = {0};
+  darray_t a = NULL;
+  if (!TU_OK(darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_OPAQUE, &a)) ||
+      !TU_OK(darray_set_elem_size(a, es)) || !TU_OK(darray_commit(a))) {
+    darray_free(&a);
+    return DARRAY_SUCCESS;
+  }
+  MPI_Info info = tu_info("darray_strategy=twophase");
+  darray_file_t f = NULL;
+  int rc = darray_file_open(MPI_COMM_WORLD, e->data, DARRAY_MODE_RDWR, info,
+                            &f);
+  if (TU_OK(rc)) {
+    rc = darray_write(f, a, buf);
+    keep(e, darray_file_errmsg(f));
+  }
+  darray_file_close(&f);
+  MPI_Info_free(&info);
+  darray_free(&a);
+  return rc;
+}
+
+/* The storage advisor (local): a consumer on *arg processes, whose grid
+ * MPI_Dims_create would complete; all three advisor calls must refuse it
+ * alike. */
+static int run_advise(env_t *e, const void *arg) {
+  int64_t g[2] = {64, 64};
+  darray_consumer_t c = {.name = "big", .weight = 1,
+                         .nprocs = *(const int *)arg,
+                         .dist = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK}};
+  darray_advice_t adv;
+  int perm[2] = {0, 1};
+  int rc = darray_advise_storage(2, g, 4, 1, &c, &adv, NULL);
+  keep(e, darray_errmsg(NULL));
+  TU_EQ_CODE(darray_advise_order(2, g, 4, 1, &c, perm, &adv, NULL), rc);
+  TU_EQ_CODE(darray_advise_report(2, g, 4, 1, &c, stdout), rc);
+  return rc;
+}
+
 /* ---- the catalogue --------------------------------------------------------
  */
 
@@ -820,6 +864,13 @@ static const row_t rows[] = {
      "len"},
     {"get_stats with stats NULL", run_xfer, X(X_STATS_NULL), DARRAY_ENULL,
      "stats"},
+    {"two-phase with elements of 2^31 + 7 bytes", run_huge_element, NULL,
+     DARRAY_ELIMIT, "2147483655-byte elements"},
+    /* the storage advisor: process counts that MPI cannot take */
+    {"advisor: a consumer on 2^31 - 1 processes", run_advise,
+     INTS(2147483647), DARRAY_EGRID, "consumers[0] (big): nprocs"},
+    {"advisor: a consumer on 2^24 + 1 processes", run_advise,
+     INTS((1 << 24) + 1), DARRAY_EGRID, "DARRAY_ADVISE_MAX_NPROCS"},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 

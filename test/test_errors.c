@@ -12,7 +12,14 @@
  *      everywhere, nothing written, and a later correct call succeeds;
  *  (d) darray_strerror / darray_err_name over the whole error table;
  *  (e) local bad inputs with their specific codes and messages naming the
- *      argument; read-only files, short files (DARRAY_EEOF), bad hints.
+ *      argument; read-only files, short files (DARRAY_EEOF), bad hints;
+ *  (f) the cause of an I/O failure reaches darray_file_errmsg, with both
+ *      back ends and the direct and two-phase strategies: a write to
+ *      /dev/full is DARRAY_ENOSPC and says "No space left on device" (the
+ *      mpiio back end once said only "input/output error"), a read of a
+ *      FIFO says "Illegal seek", a failed MPI_File_sync says so with MPI's
+ *      text, and a 493-character path is shortened in the middle so that
+ *      the system error still fits the message.
  * The I/O parts run once per back end and strategy (posix, direct,
  * twophase with a 16-byte cb_buffer_size, mpiio).
  */
@@ -20,9 +27,11 @@
 
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int P, me;
 
@@ -759,6 +768,152 @@ static void test_hint_errors(void) {
   tu_remove(path);
 }
 
+/* ---- (f) the cause reaches the user ----------------------------------- */
+
+/* Back ends and strategies of part (f). */
+static const char *const cause_hints[] = {
+    "darray_backend=posix;darray_strategy=direct",
+    "darray_backend=posix;darray_strategy=twophase",
+    "darray_backend=mpiio;darray_strategy=direct",
+    "darray_backend=mpiio;darray_strategy=twophase",
+};
+#define N_CAUSE_HINTS ((int)(sizeof cause_hints / sizeof cause_hints[0]))
+
+/* Every rank got code, no message was cut, and some rank's message (the
+ * failing one's; the others may say only "failed on rank R") names cause
+ * and, when given, the call that failed. */
+static void expect_cause(int rc, int code, const char *msg, const char *cause,
+                         const char *call, const char *what) {
+  if (!TU_EQ_CODE(rc, code))
+    fprintf(stderr, "  %s: %s\n", what, msg);
+  TU_CHECK(strlen(msg) < 511); /* not cut at DARRAY_ERRMSG_LEN */
+  int has = strstr(msg, cause) != NULL, any = 0;
+  if (has && call != NULL)
+    TU_CONTAINS(msg, call);
+  if (!has)
+    TU_CONTAINS(msg, "failed on rank");
+  MPI_Allreduce(&has, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!TU_CHECK(any))
+    fprintf(stderr, "  %s: no message names \"%s\": \"%s\"\n", what, cause,
+            msg);
+}
+
+static int is_mpiio(const char *hints) {
+  return strstr(hints, "mpiio") != NULL;
+}
+
+/* Writes to /dev/full fail with ENOSPC. */
+static void test_cause_full(const char *hints) {
+  struct stat st;
+  if (stat("/dev/full", &st) != 0 || !S_ISCHR(st.st_mode)) {
+    if (me == 0)
+      printf("  (f) no /dev/full here: full-device case not run\n");
+    return;
+  }
+  const int64_t n = 40;
+  darray_t a = block_1d(n);
+  int64_t first, count;
+  int32_t *buf = block_1d_buf(n, &first, &count);
+  MPI_Info info = tu_info(hints);
+  darray_file_t f = NULL;
+  if (a != NULL && TU_OK(darray_file_open(MPI_COMM_WORLD, "/dev/full",
+                                          DARRAY_MODE_RDWR, info, &f))) {
+    int rc = darray_write(f, a, buf);
+    expect_cause(rc, DARRAY_ENOSPC, darray_file_errmsg(f), strerror(ENOSPC),
+                 is_mpiio(hints) ? "MPI_File_write_at" : NULL, hints);
+    TU_OK(darray_file_close(&f));
+  }
+  MPI_Info_free(&info);
+  free(buf);
+  darray_free(&a);
+}
+
+/* Reads of a FIFO fail with ESPIPE; a read-only file cannot be synced
+ * through MPI-IO (MPI's rule; posix syncs it). */
+static void test_cause_fifo_sync(const char *hints) {
+  char path[512];
+  if (tu_tmpname(path, sizeof path, "darray_errors_fifo") == NULL)
+    return;
+  int ok = 1;
+  if (me == 0)
+    ok = mkfifo(path, 0600) == 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const int64_t n = 40;
+  darray_t a = block_1d(n);
+  int64_t first, count;
+  int32_t *buf = block_1d_buf(n, &first, &count);
+  MPI_Info info = tu_info(hints);
+  darray_file_t f = NULL;
+  if (TU_CHECK(ok) && a != NULL &&
+      TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info,
+                             &f))) {
+    int rc = darray_read(f, a, buf);
+    expect_cause(rc, DARRAY_EIO, darray_file_errmsg(f), strerror(ESPIPE),
+                 is_mpiio(hints) ? "MPI_File_read_at" : NULL, hints);
+    TU_OK(darray_file_close(&f));
+  }
+  tu_remove(path);
+  free(make_pattern_file(path, 64, 5)); /* a plain file, opened read-only */
+  if (TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDONLY, info,
+                             &f))) {
+    int rc = darray_file_sync(f);
+    if (is_mpiio(hints))
+      expect_cause(rc, DARRAY_EACCESS, darray_file_errmsg(f),
+                   "MPI_File_sync: ", NULL, hints);
+    else
+      TU_OK(rc);
+    TU_OK(darray_file_close(&f));
+  }
+  tu_remove(path);
+  MPI_Info_free(&info);
+  free(buf);
+  darray_free(&a);
+}
+
+/* A path of exactly len characters, ending in tail, under the test's
+ * directory, through directories that do not exist. */
+static void long_path(char *p, size_t len, const char *tail) {
+  size_t k = (size_t)snprintf(p, len + 1, "%s/darray_errors_long",
+                              tu_tmpdir());
+  size_t stop = len - strlen(tail) - 1; /* where "/tail" starts */
+  for (; k < stop; k++)
+    p[k] = k % 61 == 0 && p[k - 1] != '/' ? '/' : 'd';
+  snprintf(p + k, len + 1 - k, "/%s", tail);
+}
+
+/* A 493-character path that does not exist: the message keeps the cause
+ * and both ends of the path. */
+static void test_cause_long_path(const char *hints) {
+  char path[494], cause[MPI_MAX_ERROR_STRING + 1];
+  long_path(path, 493, "missing.dat");
+  TU_EQ_I64((int64_t)strlen(path), 493);
+  int len = 0;
+  if (is_mpiio(hints)) /* the text of the class begins the error's */
+    MPI_Error_string(MPI_ERR_NO_SUCH_FILE, cause, &len);
+  else
+    snprintf(cause, sizeof cause, "%s", strerror(ENOENT));
+  MPI_Info info = tu_info(hints);
+  darray_file_t f = NULL;
+  int rc = darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDONLY, info,
+                            &f);
+  const char *msg = darray_file_errmsg(NULL);
+  expect_cause(rc, DARRAY_ENOENT, msg, cause, NULL, hints);
+  if (strstr(msg, cause) != NULL) {
+    TU_CONTAINS(msg, "/missing.dat");
+    TU_CONTAINS(msg, ".../");
+    /* what stands before "..." is a start of the path, cut after a '/' */
+    const char *q = strstr(msg, "('"), *dots = strstr(msg, "...");
+    if (TU_CHECK(q != NULL && dots != NULL && dots > q + 2)) {
+      size_t head = (size_t)(dots - (q + 2));
+      TU_CHECK(strncmp(q + 2, path, head) == 0);
+      TU_CHECK(q[2 + head - 1] == '/');
+    }
+  }
+  TU_CHECK(f == NULL);
+  darray_file_close(&f);
+  MPI_Info_free(&info);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   P = tu_nprocs();
@@ -783,5 +938,13 @@ int main(int argc, char **argv) {
   }
   test_inconsistent();
   test_hint_errors();
+  for (int i = 0; i < N_CAUSE_HINTS; i++) {
+    long before = tu_failures();
+    test_cause_full(cause_hints[i]);
+    test_cause_fifo_sync(cause_hints[i]);
+    test_cause_long_path(cause_hints[i]);
+    if (tu_failures() != before)
+      fprintf(stderr, "  ^ (f) with hints %s\n", cause_hints[i]);
+  }
   return tu_finish();
 }

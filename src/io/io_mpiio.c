@@ -4,11 +4,20 @@
  */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #define IO_MAX_CALL (INT64_C(1) << 30) /* bytes per MPI call: fits an int */
 
-static int mpi_code(int mpierr) {
+/*
+ * The darray code of an MPI error, by its class (doc/reliability.md,
+ * section 3). Classes that name no cause (MPI_ERR_IO, MPI_ERR_OTHER,
+ * MPI_ERR_BAD_FILE) are refined by e, the errno the failing call left
+ * (callers clear errno before the call), mapped as the posix back end maps
+ * it: MPICH's ROMIO reports a full disk on a write as MPI_ERR_IO and only
+ * its errno (and its text) says ENOSPC.
+ */
+static int mpi_code(int mpierr, int e) {
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(mpierr, &cls);
   if (cls == MPI_ERR_NO_SUCH_FILE)
@@ -17,7 +26,37 @@ static int mpi_code(int mpierr) {
     return DARRAY_EACCESS;
   if (cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA)
     return DARRAY_ENOSPC;
-  return DARRAY_EIO;
+  if (cls == MPI_ERR_NO_MEM)
+    return DARRAY_ENOMEM;
+  bool vague = cls == MPI_ERR_IO || cls == MPI_ERR_OTHER ||
+               cls == MPI_ERR_BAD_FILE;
+  if (vague && e != 0 && darray__io_errno_code(e) != DARRAY_EIO)
+    return darray__io_errno_code(e);
+  return cls == MPI_ERR_BAD_FILE ? DARRAY_ENOENT : DARRAY_EIO;
+}
+
+/* MPI's text of an error on one line, shortened to max characters in the
+ * middle if need be (its cause may be at either end). */
+static void mpi_text(int mpierr, size_t max, char *buf, size_t n) {
+  char text[MPI_MAX_ERROR_STRING + 1] = "";
+  int len = 0;
+  if (MPI_Error_string(mpierr, text, &len) != MPI_SUCCESS)
+    snprintf(text, sizeof text, "MPI error %d", mpierr);
+  text[MPI_MAX_ERROR_STRING] = '\0';
+  for (char *c = text; *c != '\0'; c++)
+    if (*c == '\n' || *c == '\t')
+      *c = ' ';
+  darray__short_text(text, max, buf, n);
+}
+
+/* Record a failed call for the message the user sees (err_text: the call
+ * and MPI's text) and return its code; e: errno after the call. */
+static int mpi_fail(io_file_t *f, const char *call, int mpierr, int e) {
+  size_t n = sizeof f->err_text;
+  int k = snprintf(f->err_text, n, "%s: ", call);
+  if (k > 0 && (size_t)k < n - 8)
+    mpi_text(mpierr, n - 1 - (size_t)k, f->err_text + k, n - (size_t)k);
+  return mpi_code(mpierr, e);
 }
 
 static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
@@ -26,17 +65,23 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   if (mode & DARRAY_MODE_CREATE)
     amode |= MPI_MODE_CREATE;
   f->fh = MPI_FILE_NULL;
+  errno = 0;
   int err = MPI_File_open(comm, (char *)path, amode, info, &f->fh);
-  if (err == MPI_SUCCESS && (mode & DARRAY_MODE_TRUNC))
+  const char *call = "MPI_File_open";
+  if (err == MPI_SUCCESS && (mode & DARRAY_MODE_TRUNC)) {
+    errno = 0;
     err = MPI_File_set_size(f->fh, 0);
+    call = "MPI_File_set_size";
+  }
   if (err != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(err, text, &len);
-    snprintf(msg, msglen, "MPI_File_open('%s'): %s", path, text);
+    int e = errno;
+    char sp[DARRAY_PATH_SHOWN + 1], text[DARRAY_IO_TEXT_LEN];
+    mpi_text(err, sizeof text - 1, text, sizeof text);
+    snprintf(msg, msglen, "%s('%s'): %s", call,
+             darray__short_path(path, sp, sizeof sp), text);
     if (f->fh != MPI_FILE_NULL)
       MPI_File_close(&f->fh);
-    return mpi_code(err);
+    return mpi_code(err, e);
   }
   return DARRAY_SUCCESS;
 }
@@ -46,9 +91,10 @@ static int mpiio_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
   while (len > 0) {
     int n = (int)(len < IO_MAX_CALL ? len : IO_MAX_CALL), got = 0;
     MPI_Status st;
+    errno = 0;
     int err = MPI_File_read_at(f->fh, (MPI_Offset)off, p, n, MPI_BYTE, &st);
     if (err != MPI_SUCCESS)
-      return mpi_code(err);
+      return mpi_fail(f, "MPI_File_read_at", err, errno);
     MPI_Get_count(&st, MPI_BYTE, &got);
     if (got <= 0)
       return DARRAY_EEOF;
@@ -65,13 +111,17 @@ static int mpiio_pwrite(io_file_t *f, const void *buf, int64_t len,
   while (len > 0) {
     int n = (int)(len < IO_MAX_CALL ? len : IO_MAX_CALL), put = 0;
     MPI_Status st;
+    errno = 0;
     int err = MPI_File_write_at(f->fh, (MPI_Offset)off, (void *)p, n,
                                 MPI_BYTE, &st);
     if (err != MPI_SUCCESS)
-      return mpi_code(err);
+      return mpi_fail(f, "MPI_File_write_at", err, errno);
     MPI_Get_count(&st, MPI_BYTE, &put);
-    if (put <= 0)
-      return DARRAY_EIO;
+    if (put <= 0) { /* as posix: a write that moves nothing found no room */
+      snprintf(f->err_text, sizeof f->err_text,
+               "MPI_File_write_at wrote nothing of %d bytes", n);
+      return DARRAY_ENOSPC;
+    }
     p += put;
     off += put;
     len -= put;
@@ -81,8 +131,10 @@ static int mpiio_pwrite(io_file_t *f, const void *buf, int64_t len,
 
 /* MPI_File_sync is collective; darray_file_sync calls it on every rank. */
 static int mpiio_sync(io_file_t *f) {
+  errno = 0;
   int err = MPI_File_sync(f->fh);
-  return err == MPI_SUCCESS ? DARRAY_SUCCESS : mpi_code(err);
+  return err == MPI_SUCCESS ? DARRAY_SUCCESS
+                            : mpi_fail(f, "MPI_File_sync", err, errno);
 }
 
 /* Collective as well. */
@@ -90,8 +142,10 @@ static int mpiio_close(io_file_t *f) {
   darray__io_lock_free(f);
   if (f->fh == MPI_FILE_NULL)
     return DARRAY_SUCCESS;
+  errno = 0;
   int err = MPI_File_close(&f->fh);
-  return err == MPI_SUCCESS ? DARRAY_SUCCESS : mpi_code(err);
+  return err == MPI_SUCCESS ? DARRAY_SUCCESS
+                            : mpi_fail(f, "MPI_File_close", err, errno);
 }
 
 /* MPI-IO has no vector calls on memory: those entries are NULL. Its

@@ -81,15 +81,18 @@ static int open_one(io_file_t *f, const char *path, int flags, char *msg,
   do
     fd = sys(f)->open(f, path, flags, 0666);
   while (fd < 0 && errno == EINTR);
+  char sp[DARRAY_PATH_SHOWN + 1];
   if (fd < 0) {
     f->err_errno = errno;
-    snprintf(msg, msglen, "open('%s'): %s", path, strerror(errno));
-    return darray__io_errno_code(errno);
+    snprintf(msg, msglen, "open('%s'): %s",
+             darray__short_path(path, sp, sizeof sp), strerror(f->err_errno));
+    return darray__io_errno_code(f->err_errno);
   }
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     close(fd);
-    snprintf(msg, msglen, "open('%s'): is a directory", path);
+    snprintf(msg, msglen, "open('%s'): is a directory",
+             darray__short_path(path, sp, sizeof sp));
     return DARRAY_EISDIR;
   }
   f->fd = fd;

@@ -280,12 +280,12 @@ static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
 }
 
 /* The largest window: the buffer-size hint in whole elements, at least
- * one element. */
+ * one element, or less under a darray_temp_limit below one element
+ * (darray__xfer_buffer_cap). */
 static int64_t window_cap(const xfer_t *x) {
   const darray_hints_t *h = &x->f->hints;
-  int64_t es = x->a->esize;
   int64_t hint = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
-  return hint / es * es < es ? es : hint / es * es;
+  return darray__xfer_buffer_cap(x, hint);
 }
 
 static int sieve_setup(sieve_t *s) {

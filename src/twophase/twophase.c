@@ -136,11 +136,16 @@ static int extent_and_density(tp_t *t) {
  * bytes, no larger than the largest domain; M no larger than C; the
  * number of cycles. */
 void darray__tp_set_chunks(tp_t *t, int parts) {
-  int64_t es = t->a->esize, cb = t->x->f->hints.cb_buffer_size;
+  const darray_hints_t *h = &t->x->f->hints;
+  int64_t es = t->a->esize, cb = h->cb_buffer_size;
   t->M = cb / 4 / es * es;
   if (t->M < es)
     t->M = es;
   t->C = (cb - t->M) / parts / es * es;
+  if (t->C < es && t->M > es) { /* a smaller M before chunks too small */
+    t->M = es;
+    t->C = (cb - t->M) / parts / es * es;
+  }
   if (t->C < es)
     t->C = es;
   int64_t dmax = 0; /* the largest domain: no chunk needs more */
@@ -157,6 +162,33 @@ void darray__tp_set_chunks(tp_t *t, int parts) {
     int64_t len = boundary(t, i + 1) - boundary(t, i);
     int64_t n = len / t->C + (len % t->C != 0);
     t->ntimes = n > t->ntimes ? n : t->ntimes;
+  }
+  /* Buffers of whole elements can exceed cb_buffer_size, and so
+   * darray_temp_limit: refuse rather than exceed (the automatic pipeline
+   * gives up its second buffer first). A message is M bytes or less, and
+   * MPI counts them in an int. */
+  int64_t lim = h->temp_limit, need = 0;
+  if (t->M <= INT32_MAX) /* then C <= max(cb, M) < 2^31: no overflow */
+    need = t->M + parts * t->C;
+  if (t->M > INT32_MAX) { /* MPI counts are int */
+    t->rc = darray__err(t->x->msg, DARRAY_ELIMIT,
+                        "%lld-byte elements are too large for two-phase: "
+                        "its messages carry whole elements, and MPI counts "
+                        "at most %d bytes in one", (long long)es,
+                        (int)INT32_MAX);
+  } else if (lim > 0 && need > lim && t->pipeline &&
+             h->cb_pipeline == DARRAY_TRI_AUTO) {
+    t->pipeline = false;
+    darray__tp_set_chunks(t, parts - 1);
+  } else if (lim > 0 && need > lim) {
+    t->rc = darray__err(t->x->msg, DARRAY_ELIMIT,
+                        "darray_temp_limit = %lld bytes is less than the "
+                        "%lld bytes two-phase needs on an aggregator: %d "
+                        "chunk buffer%s of %lld bytes and a message buffer "
+                        "of %lld, in whole %lld-byte elements",
+                        (long long)lim, (long long)need, parts,
+                        parts > 1 ? "s" : "", (long long)t->C,
+                        (long long)t->M, (long long)es);
   }
 }
 
@@ -265,6 +297,8 @@ static int tp_prepare(xfer_t *x) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   choose_aggregators(t);
+  if (t->rc != DARRAY_SUCCESS)
+    return t->rc; /* darray__tp_set_chunks: the buffers do not fit */
   t->self_contig = all_mem_contig(x);
   rc = darray__layout_iter_init(&t->self, t->a, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
