@@ -106,6 +106,10 @@ static int direct_run(xfer_t *x) {
   int64_t hint = x->write ? x->f->hints.ind_wr_buffer_size
                           : x->f->hints.ind_rd_buffer_size;
   b->cap = darray__xfer_buffer_cap(x, hint);
+  int64_t nruns, bytes; /* no buffer larger than the data it may hold */
+  darray__layout_count(a, x->sec, x->nsec, &nruns, &bytes);
+  if (bytes > 0 && b->cap > bytes)
+    b->cap = bytes;
   /* writes: one shared lock over the whole extent instead of one per
    * write call (src/io/io_lock.c); no MPI call is made while it is held */
   int64_t lo = 0, hi = 0;
