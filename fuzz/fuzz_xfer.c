@@ -11,7 +11,7 @@
  * romio switches, a temporary-memory limit, the cost model), a file
  * prefilled with a known pattern up to some length (possibly short of the
  * array), and up to four operations: whole-array or section writes and
- * reads, and a new displacement.
+ * reads, a new displacement, a sync.
  *
  * The model is computed here from the definitions, never by the library:
  * element g lives at disp + esize * (linear index of g in the storage
@@ -468,10 +468,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case OP_READ_SEC:
       read_section(&r, o);
       break;
-    default:
+    case OP_DISP:
       ok(darray_set_displacement(r.a, o->disp), "darray_set_displacement",
          darray_errmsg(r.a));
       r.disp = o->disp;
+      break;
+    default:
+      ok(darray_file_sync(r.f), "darray_file_sync", darray_file_errmsg(r.f));
+      check_file(&r, "darray_file_sync");
       break;
     }
   }

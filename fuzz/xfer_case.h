@@ -41,9 +41,18 @@ enum {
   NHINTS = sizeof hint_defs / sizeof hint_defs[0]
 };
 
-enum { OP_WRITE, OP_WRITE_SEC, OP_READ, OP_READ_SEC, OP_DISP, NOPKINDS };
-static const char *const op_names[] = {"write", "write_section", "read",
-                                       "read_section", "set_displacement"};
+enum {
+  OP_WRITE,
+  OP_WRITE_SEC,
+  OP_READ,
+  OP_READ_SEC,
+  OP_DISP,
+  OP_SYNC,
+  NOPKINDS
+};
+static const char *const op_names[] = {
+    "write",        "write_section",    "read",
+    "read_section", "set_displacement", "sync"};
 
 typedef struct op {
   int kind;
