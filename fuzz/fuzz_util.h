@@ -73,7 +73,10 @@ fz_fail(const char *fmt, ...) {
 }
 
 /* A scratch directory, on tmpfs when /dev/shm is there (the targets write
- * a file per input), removed at exit with the files named in fz_files. */
+ * a file per input), removed at exit with the files named in fz_files.
+ * It goes under $FUZZ_SCRATCH when that is set: fuzz/run.sh sets it and
+ * removes it at the end, also after a crash, which skips the exit
+ * handlers. */
 static char fz_dir[256];
 static char fz_files[2][320];
 
@@ -88,9 +91,11 @@ static void fz_cleanup(void) {
 /* Make the directory and name file i in it. */
 static inline void fz_scratch(const char *tag, const char *const names[],
                               int n) {
-  const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm"
-                     : getenv("TMPDIR") != NULL    ? getenv("TMPDIR")
-                                                   : "/tmp";
+  const char *base = getenv("FUZZ_SCRATCH");
+  if (base == NULL || base[0] == '\0')
+    base = access("/dev/shm", W_OK) == 0 ? "/dev/shm"
+           : getenv("TMPDIR") != NULL    ? getenv("TMPDIR")
+                                         : "/tmp";
   snprintf(fz_dir, sizeof fz_dir, "%s/darrayio-%s-XXXXXX", base, tag);
   if (mkdtemp(fz_dir) == NULL) {
     perror(fz_dir);

@@ -90,6 +90,14 @@ for pid in "${pids[@]}"; do
   wait "$pid" || { echo "compiling the library failed"; exit 1; }
 done
 
+# The files fuzz_xfer and fuzz_plan write: on tmpfs when there is one, in
+# a directory removed at the end even when a target crashed.
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+FUZZ_SCRATCH=$(mktemp -d "$base/darrayio-fuzz-XXXXXX") || exit 1
+export FUZZ_SCRATCH
+trap 'rm -rf "$FUZZ_SCRATCH"' EXIT
+
 # LeakSanitizer: MPI's own allocations (see test/lsan.supp).
 export LSAN_OPTIONS="suppressions=$here/test/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
