@@ -6,7 +6,8 @@
  * Each file given (or each file in a directory given) is run once, then N
  * pseudo-random inputs (splitmix64 of S) of 0..256 bytes, half of them
  * mutations of the files, until N runs or T seconds. A crash is the
- * sanitizer's report and a non-zero exit, as with libFuzzer.
+ * sanitizer's report and a non-zero exit, as with libFuzzer; at the end it
+ * prints libFuzzer's "stat::" lines for the runs and their rate.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,6 +38,12 @@ typedef struct seed {
 
 static seed_t seeds[4096];
 static int nseeds;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void run_file(const char *path) {
   FILE *fp = fopen(path, "rb");
@@ -91,11 +98,11 @@ int main(int argc, char **argv) {
     else if (argv[i][0] != '-')
       run_path(argv[i]);
   }
-  time_t t0 = time(NULL);
+  double t0 = now();
   uint8_t buf[257];
   long done = 0;
   for (; done < runs; done++) {
-    if (limit > 0 && difftime(time(NULL), t0) >= limit)
+    if (limit > 0 && now() - t0 >= limit)
       break;
     size_t n;
     if (nseeds > 0 && next() % 2 == 0) { /* a mutated seed */
@@ -116,7 +123,10 @@ int main(int argc, char **argv) {
     }
     LLVMFuzzerTestOneInput(buf, n);
   }
-  printf("Done %ld runs (random-input driver)\n", done);
+  double secs = now() - t0;
+  printf("Done %ld runs in %.0f second(s) (random-input driver)\n", done, secs);
+  printf("stat::number_of_executed_units: %ld\n", done);
+  printf("stat::average_exec_per_sec:     %.0f\n", secs > 0 ? done / secs : 0);
   for (int i = 0; i < nseeds; i++)
     free(seeds[i].p);
   return 0;

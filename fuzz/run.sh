@@ -4,22 +4,27 @@
 #   fuzz/run.sh [-t SECONDS] [-o DIR] [TARGET...]
 #
 # Targets (default: all): fuzz_hints (DARRAYIO_HINTS, MPI_Info values and
-# DARRAYIO_FAULT parsers), fuzz_desc (the description validator). Each runs
-# SECONDS seconds (default 25) from the seeds in fuzz/corpus/TARGET; inputs
-# that found new code paths go to DIR/corpus/TARGET, crashes to
-# DIR/crash-* (DIR defaults to ./fuzz-out).
+# DARRAYIO_FAULT parsers), fuzz_desc (the description validator), fuzz_xfer
+# (whole transfers on one process against a model of the file), fuzz_plan
+# (darray_explain and the storage advisor). Each runs SECONDS seconds
+# (default 20; CI passes FUZZ_SECONDS) from the seeds in fuzz/corpus/TARGET,
+# after replaying the inputs of past findings in fuzz/regressions/TARGET
+# (a finding that is not fixed fails its target at once); inputs that found
+# new code paths go to DIR/corpus/TARGET, crashes to DIR/crash-* (DIR
+# defaults to ./fuzz-out).
 #
 # With clang and libFuzzer (Debian: clang, libclang-rt-dev) the targets are
 # libFuzzer programs with AddressSanitizer and UndefinedBehaviorSanitizer;
 # without them they are built with the MPI compiler wrapper and driven by
 # fuzz/driver.c, a deterministic random-input driver, and the script says
 # so (FUZZ_DRIVER=1 forces the driver). The MPI compiler wrapper is used
-# either way (MPICH_CC / OMPI_CC pick clang for it). Exit status 0 when no target crashed; the last line is
-# "N passed, N failed" (one per target).
+# either way (MPICH_CC / OMPI_CC pick clang for it); the library's files
+# compile JOBS (default 2) at a time. Exit status 0 when no target crashed;
+# the last line is "N passed, N failed" (one per target).
 
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-secs=25
+secs=20
 out=$PWD/fuzz-out
 while getopts "t:o:" opt; do
   case $opt in
@@ -30,7 +35,7 @@ while getopts "t:o:" opt; do
 done
 shift $((OPTIND - 1))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hints fuzz_desc)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hints fuzz_desc fuzz_xfer fuzz_plan)
 mkdir -p "$out/obj" || exit 1
 
 say() { printf '==> %s\n' "$*"; }
@@ -67,14 +72,31 @@ else
 fi
 say "fuzz: $mode build in $out"
 
-# The library, compiled once with the fuzzing flags.
+# The library, compiled once with the fuzzing flags, JOBS files at a time.
 objs=()
+pids=()
 for src in "$here"/src/*.c "$here"/src/*/*.c; do
   o=$out/obj/$(basename "${src%.c}").o
   mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" -I"$here/src" \
-    $cflags -c "$src" -o "$o" || { echo "compiling $src failed"; exit 1; }
+    $cflags -c "$src" -o "$o" &
+  pids+=($!)
   objs+=("$o")
+  if [ ${#pids[@]} -ge "${JOBS:-2}" ]; then
+    wait "${pids[0]}" || { echo "compiling the library failed"; exit 1; }
+    pids=("${pids[@]:1}")
+  fi
 done
+for pid in "${pids[@]}"; do
+  wait "$pid" || { echo "compiling the library failed"; exit 1; }
+done
+
+# The files fuzz_xfer and fuzz_plan write: on tmpfs when there is one, in
+# a directory removed at the end even when a target crashed.
+base=/dev/shm
+[ -d "$base" ] && [ -w "$base" ] || base=${TMPDIR:-/tmp}
+FUZZ_SCRATCH=$(mktemp -d "$base/darrayio-fuzz-XXXXXX") || exit 1
+export FUZZ_SCRATCH
+trap 'rm -rf "$FUZZ_SCRATCH"' EXIT
 
 # LeakSanitizer: MPI's own allocations (see test/lsan.supp).
 export LSAN_OPTIONS="suppressions=$here/test/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
@@ -114,10 +136,15 @@ for t in "${targets[@]}"; do
   fi
   say "$t: $secs s"
   log=$out/$t.log
-  if (cd "$out" && "$exe" "${args[@]}" "$corpus" "$here/fuzz/corpus/$t") \
+  seeds=("$here/fuzz/corpus/$t")
+  if [ -d "$here/fuzz/regressions/$t" ]; then # past findings first
+    seeds=("$here/fuzz/regressions/$t" "${seeds[@]}")
+  fi
+  if (cd "$out" && "$exe" "${args[@]}" "$corpus" "${seeds[@]}") \
       >"$log" 2>&1; then
     pass=$((pass + 1))
-    grep -E '^(Done|stat::number_of_executed_units)' "$log" | tail -n 2
+    grep -E '^(Done|stat::(number_of_executed_units|average_exec_per_sec))' \
+      "$log" | tail -n 3
     echo "$t: no crash"
   else
     fail=$((fail + 1))

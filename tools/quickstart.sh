@@ -14,8 +14,9 @@
 #   tools/quickstart.sh sanitize  a second build with --enable-sanitizers
 #                                 (ASan + UBSan) in _build-san (SAN_BUILD_DIR
 #                                 overrides it), and its `make check`
-#   tools/quickstart.sh fuzz      fuzz/run.sh: each fuzz target for
-#                                 FUZZ_SECONDS seconds (default 25)
+#   tools/quickstart.sh fuzz      fuzz/run.sh: each of the four fuzz
+#                                 targets for FUZZ_SECONDS seconds
+#                                 (default 20: ~2 min with the build)
 #
 # All install missing Debian packages first (apt-get, through sudo when not
 # root), then run autoreconf -fi and configure in the out-of-tree build
@@ -42,7 +43,7 @@ usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz [configure opti
   long      make check-long (4 GiB arrays) in the build of `test`
   valgrind  make check-valgrind (memcheck, 1 and 2 processes) in that build
   sanitize  build with --enable-sanitizers in _build-san and run make check
-  fuzz      build the fuzz targets and run each for FUZZ_SECONDS (25) seconds
+  fuzz      build the fuzz targets and run each for FUZZ_SECONDS (20) seconds
 EOF
 }
 
@@ -179,7 +180,7 @@ cmd_fuzz() {
     say "clang or libFuzzer could not be installed: fuzz/run.sh falls back"
   fi
   mkdir -p "$build" || return 1
-  bash "$here/fuzz/run.sh" -t "${FUZZ_SECONDS:-25}" -o "$build/fuzz-out"
+  bash "$here/fuzz/run.sh" -t "${FUZZ_SECONDS:-20}" -o "$build/fuzz-out"
 }
 
 cmd_test() {

@@ -1,0 +1,485 @@
+/*
+ * fuzz_xfer.c - fuzz target: whole transfers on one process, checked
+ * against a serial model of the file.
+ *
+ * The input bytes are decoded into a case: a small array (1-4 dimensions,
+ * at most 1 KiB; every element type, opaque elements of 1-24 bytes),
+ * BLOCK(k) / CYCLIC(k) / NONE or MULTIPARTITION distributions on the grid
+ * 1 x .. x 1, a storage order (C, Fortran or a permutation), a
+ * displacement, a memory layout (C or Fortran order, ghosts, padding),
+ * hints (back end, strategy, tiny buffer sizes, image piece, pipeline, the
+ * romio switches, a temporary-memory limit, the cost model), a file
+ * prefilled with a known pattern up to some length (possibly short of the
+ * array), and up to four operations: whole-array or section writes and
+ * reads, a new displacement, a sync.
+ *
+ * The model is computed here from the definitions, never by the library:
+ * element g lives at disp + esize * (linear index of g in the storage
+ * order) in the file, at sum((g[d] + ghost[d]) * mstride[d]) in the one
+ * process's buffer (the whole array, extents padded[d] or n[d] + 2
+ * ghost[d], in C or Fortran order), and at its dense index in a section
+ * buffer. After every call:
+ *  - writes succeed, leave the caller's buffer alone and make the file
+ *    exactly the model: the new elements, the prefill elsewhere, zeros
+ *    where the file grew over a gap; the data then reads back equal;
+ *  - reads fail with DARRAY_EEOF exactly when a byte they need is past
+ *    the end of the file, and else deliver the model's elements; ghosts,
+ *    padding and the guard bytes after the buffer stay untouched either
+ *    way, the file is unchanged and the counters show no byte written;
+ *  - the counters name a strategy the hints allow (on one process the
+ *    extents never interleave, so only a hint yields two-phase), at least
+ *    the call's bytes moved, and a largest temporary buffer within the
+ *    hint that bounds it (at least an element per buffer).
+ * Any difference aborts with the case printed: a finding.
+ *
+ * Build and run: fuzz/run.sh (libFuzzer), or see fuzz/README.md.
+ */
+#include "darrayio.h"
+#include "fuzz_util.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#define MAXD 4
+#define MAXOPS 4
+#define BUDGET 1024   /* most bytes of an array */
+#define MEMCAP 16384  /* most bytes of the local buffer */
+#define FILECAP 16384 /* most bytes of the file */
+#define GUARD 32      /* bytes after a read buffer, checked untouched */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#include "xfer_case.h"
+
+/* ------------------------------------------------------------------------ */
+/* the run: the library's handles and the model of the file                 */
+
+typedef struct run {
+  xcase_t *c;
+  darray_t a;
+  darray_file_t f;
+  int64_t disp; /* the array's displacement now */
+  uint8_t model[FILECAP];
+  int64_t mlen;
+  uint64_t rng;
+} run_t;
+
+static void ok(int rc, const char *what, const char *msg) {
+  if (rc != DARRAY_SUCCESS)
+    fz_fail("%s returned %s: %s", what, darray_err_name(rc), msg);
+}
+
+static void *xmalloc(int64_t n) {
+  void *p = malloc(n > 0 ? (size_t)n : 1);
+  if (p == NULL)
+    fz_fail("out of memory for %" PRId64 " bytes", n);
+  return p;
+}
+
+static int64_t file_off(const run_t *r, const int64_t g[]) {
+  int64_t off = r->disp;
+  for (int d = 0; d < r->c->nd; d++)
+    off += g[d] * r->c->fstride[d];
+  return off;
+}
+
+static int64_t mem_off(const xcase_t *c, const int64_t g[]) {
+  int64_t off = 0;
+  for (int d = 0; d < c->nd; d++)
+    off += (g[d] + c->ghost[d]) * c->mstride[d];
+  return off;
+}
+
+/* Offset of index i of a dense box of extents count in order. */
+static int64_t box_off(const xcase_t *c, const int64_t count[],
+                       darray_order_t order, const int64_t i[]) {
+  int64_t off = 0, s = c->esize;
+  for (int k = 0; k < c->nd; k++) {
+    int d = order == DARRAY_ORDER_FORTRAN ? k : c->nd - 1 - k;
+    off += i[d] * s;
+    s *= count[d];
+  }
+  return off;
+}
+
+/* The next index of a box in C order; false after the last. */
+static bool next_index(int nd, const int64_t count[], int64_t i[]) {
+  for (int d = nd - 1; d >= 0; d--) {
+    if (++i[d] < count[d])
+      return true;
+    i[d] = 0;
+  }
+  return false;
+}
+
+static int64_t box_elems(int nd, const int64_t count[]) {
+  int64_t n = 1;
+  for (int d = 0; d < nd; d++)
+    n *= count[d];
+  return n;
+}
+
+/* The global index at file offset off, for reports. */
+static void where(const run_t *r, int64_t off, char *buf, size_t n) {
+  const xcase_t *c = r->c;
+  int64_t rel = off - r->disp;
+  if (rel < 0 || rel >= c->abytes) {
+    snprintf(buf, n, "outside the array [%" PRId64 ", %" PRId64 ")", r->disp,
+             r->disp + c->abytes);
+    return;
+  }
+  size_t k =
+      (size_t)snprintf(buf, n, "byte %" PRId64 " of element (", rel % c->esize);
+  for (int d = 0; d < c->nd && k < n; d++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, d ? "," : "",
+                          rel / c->fstride[d] % c->g[d]);
+  if (k < n)
+    snprintf(buf + k, n - k, ")");
+}
+
+/* The file must be the model, byte for byte and in length. */
+static void check_file(const run_t *r, const char *after) {
+  static uint8_t bytes[FILECAP + 64];
+  int fd = open(fz_files[0], O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0)
+    fz_fail("cannot read back %s", fz_files[0]);
+  ssize_t got = pread(fd, bytes, sizeof bytes, 0);
+  close(fd);
+  if ((int64_t)st.st_size != r->mlen || got != (ssize_t)st.st_size)
+    fz_fail("after %s the file has %lld bytes, the model %" PRId64, after,
+            (long long)st.st_size, r->mlen);
+  for (int64_t o = 0; o < r->mlen; o++)
+    if (bytes[o] != r->model[o]) {
+      char w[128];
+      where(r, o, w, sizeof w);
+      fz_fail("after %s file byte %" PRId64 " (%s) is 0x%02x, the model "
+              "says 0x%02x",
+              after, o, w, bytes[o], r->model[o]);
+    }
+}
+
+static int64_t hint_value(const run_t *r, const char *key) {
+  char v[64];
+  ok(darray_file_get_hint(r->f, key, v, sizeof v), "darray_file_get_hint",
+     darray_file_errmsg(r->f));
+  return strtoll(v, NULL, 10);
+}
+
+enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4 };
+
+/* The strategies the hints allow for a call on one process, by the rules
+ * of darray_file_open's documentation: a forced strategy or two-phase
+ * forced by romio_cb_*; else (one process never interleaves) sieving when
+ * romio_ds_* enables it, direct runs when it disables it, and, by the
+ * cost model, direct runs for a whole array (no holes) or either for a
+ * section. */
+static int allowed(const xcase_t *c, bool write, bool section) {
+  static const int forced[] = {0, ST_DIRECT, ST_TWOPHASE, ST_SIEVE};
+  int s = c->hint[H_STRATEGY] > 0 ? forced[c->hint[H_STRATEGY]] : 0;
+  bool cb = c->hint[write ? H_CB_WRITE : H_CB_READ] == 1;
+  int ds = c->hint[write ? H_DS_WRITE : H_DS_READ];
+  if (s != 0 || cb)
+    return s | (cb ? ST_TWOPHASE : 0);
+  if (ds == 1)
+    return ST_SIEVE;
+  if (ds == 2)
+    return ST_DIRECT;
+  return section ? ST_DIRECT | ST_SIEVE : ST_DIRECT;
+}
+
+/* The counters of one call: bytes is what the call had to move (-1: it
+ * failed). */
+static void check_stats(const run_t *r, const char *call, bool write,
+                        bool section, int64_t bytes) {
+  darray_stats_t st;
+  ok(darray_file_get_stats(r->f, &st), "darray_file_get_stats", "");
+  if (!write && (st.bytes_written != 0 || st.write_calls != 0))
+    fz_fail("%s wrote %" PRId64 " bytes in %" PRId64 " calls", call,
+            st.bytes_written, st.write_calls);
+  if (bytes < 0)
+    return;
+  int k = strcmp(st.strategy, "direct") == 0     ? ST_DIRECT
+          : strcmp(st.strategy, "twophase") == 0 ? ST_TWOPHASE
+          : strcmp(st.strategy, "sieve") == 0    ? ST_SIEVE
+                                                 : 0;
+  if ((k & allowed(r->c, write, section)) == 0)
+    fz_fail("%s used strategy '%s', which the hints do not allow (mask "
+            "%d)",
+            call, st.strategy, allowed(r->c, write, section));
+  if ((write ? st.bytes_written : st.bytes_read) < bytes)
+    fz_fail("%s moved %" PRId64 " bytes of %" PRId64, call,
+            write ? st.bytes_written : st.bytes_read, bytes);
+  int64_t es = r->c->esize;
+  int64_t bound = k == ST_TWOPHASE ? hint_value(r, "cb_buffer_size")
+                  : write          ? hint_value(r, "ind_wr_buffer_size")
+                                   : hint_value(r, "ind_rd_buffer_size");
+  /* at least an element in each buffer: two-phase holds up to four (the
+   * message buffer, two staging buffers, the chunk's image) */
+  int64_t least = k == ST_TWOPHASE ? 4 * es : es;
+  if (st.peak_temp_bytes > (bound > least ? bound : least))
+    fz_fail("%s (%s) held %" PRId64 " temporary bytes; its bound is %" PRId64
+            " (at least %" PRId64 ")",
+            call, st.strategy, st.peak_temp_bytes, bound, least);
+}
+
+static void model_put(run_t *r, int64_t off, const uint8_t *src, int64_t n) {
+  if (off + n > FILECAP)
+    fz_fail("the model has no room for byte %" PRId64, off + n);
+  memcpy(r->model + off, src, (size_t)n);
+  if (off + n > r->mlen)
+    r->mlen = off + n; /* the gap reads as zeros, as the model has them */
+}
+
+/* ------------------------------------------------------------------------ */
+/* the operations                                                           */
+
+static void read_whole(run_t *r) {
+  const xcase_t *c = r->c;
+  int64_t nb = c->lbytes + GUARD, g[MAXD] = {0};
+  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb), *inside = xmalloc(nb);
+  memset(inside, 0, (size_t)nb);
+  fz_fill(buf, nb, &r->rng);
+  memcpy(orig, buf, (size_t)nb);
+  bool eof = r->disp + c->abytes > r->mlen;
+  darray_file_reset_stats(r->f);
+  int rc = darray_read(r->f, r->a, buf);
+  if (rc != (eof ? DARRAY_EEOF : DARRAY_SUCCESS))
+    fz_fail("darray_read returned %s (file %" PRId64 " bytes, array ends at "
+            "%" PRId64 "): %s",
+            darray_err_name(rc), r->mlen, r->disp + c->abytes,
+            darray_file_errmsg(r->f));
+  do {
+    int64_t mo = mem_off(c, g), fo = file_off(r, g);
+    memset(inside + mo, 1, (size_t)c->esize);
+    if (!eof && memcmp(buf + mo, r->model + fo, (size_t)c->esize) != 0) {
+      char w[128];
+      where(r, fo, w, sizeof w);
+      fz_fail("darray_read: buffer byte %" PRId64 " differs from the file "
+              "at %" PRId64 " (%s)",
+              mo, fo, w);
+    }
+  } while (next_index(c->nd, c->g, g));
+  for (int64_t b = 0; b < nb; b++)
+    if (!inside[b] && buf[b] != orig[b])
+      fz_fail("darray_read%s changed byte %" PRId64 " of the buffer, %s",
+              eof ? " (failing)" : "", b,
+              b >= c->lbytes ? "past its end" : "a ghost or padding byte");
+  free(buf);
+  free(orig);
+  free(inside);
+  check_file(r, "darray_read");
+  check_stats(r, "darray_read", false, false, eof ? -1 : c->abytes);
+}
+
+static void write_whole(run_t *r) {
+  const xcase_t *c = r->c;
+  int64_t g[MAXD] = {0};
+  uint8_t *buf = xmalloc(c->lbytes), *orig = xmalloc(c->lbytes);
+  fz_fill(buf, c->lbytes, &r->rng);
+  memcpy(orig, buf, (size_t)c->lbytes);
+  darray_file_reset_stats(r->f);
+  ok(darray_write(r->f, r->a, buf), "darray_write", darray_file_errmsg(r->f));
+  if (memcmp(buf, orig, (size_t)c->lbytes) != 0)
+    fz_fail("darray_write changed the caller's buffer");
+  do
+    model_put(r, file_off(r, g), buf + mem_off(c, g), c->esize);
+  while (next_index(c->nd, c->g, g));
+  free(buf);
+  free(orig);
+  check_file(r, "darray_write");
+  check_stats(r, "darray_write", true, false, c->abytes);
+  read_whole(r);
+}
+
+static void read_section(run_t *r, const op_t *o) {
+  const xcase_t *c = r->c;
+  int64_t ne = box_elems(c->nd, o->count), nb = ne * c->esize + GUARD;
+  int64_t i[MAXD] = {0}, g[MAXD], end = 0;
+  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb);
+  fz_fill(buf, nb, &r->rng);
+  memcpy(orig, buf, (size_t)nb);
+  for (int64_t k = 0; k < ne; k++, next_index(c->nd, o->count, i)) {
+    for (int d = 0; d < c->nd; d++)
+      g[d] = o->start[d] + i[d];
+    int64_t e = file_off(r, g) + c->esize;
+    end = e > end ? e : end;
+  }
+  bool eof = end > r->mlen;
+  darray_file_reset_stats(r->f);
+  int rc = darray_read_section(r->f, r->a, o->start, o->count, o->order,
+                               ne == 0 && o->null_buf ? NULL : buf);
+  if (rc != (eof ? DARRAY_EEOF : DARRAY_SUCCESS))
+    fz_fail("darray_read_section returned %s (file %" PRId64 " bytes, the "
+            "section ends at %" PRId64 "): %s",
+            darray_err_name(rc), r->mlen, end, darray_file_errmsg(r->f));
+  for (int64_t k = 0; !eof && k < ne; k++, next_index(c->nd, o->count, i)) {
+    for (int d = 0; d < c->nd; d++)
+      g[d] = o->start[d] + i[d];
+    int64_t bo = box_off(c, o->count, o->order, i), fo = file_off(r, g);
+    if (memcmp(buf + bo, r->model + fo, (size_t)c->esize) != 0) {
+      char w[128];
+      where(r, fo, w, sizeof w);
+      fz_fail("darray_read_section: buffer byte %" PRId64 " differs from "
+              "the file at %" PRId64 " (%s)",
+              bo, fo, w);
+    }
+  }
+  for (int64_t b = ne * c->esize; b < nb; b++)
+    if (buf[b] != orig[b])
+      fz_fail("darray_read_section changed byte %" PRId64 " past the end "
+              "of the buffer",
+              b);
+  free(buf);
+  free(orig);
+  check_file(r, "darray_read_section");
+  check_stats(r, "darray_read_section", false, true, eof ? -1 : ne * c->esize);
+}
+
+static void write_section(run_t *r, const op_t *o) {
+  const xcase_t *c = r->c;
+  int64_t ne = box_elems(c->nd, o->count), nb = ne * c->esize;
+  int64_t i[MAXD] = {0}, g[MAXD];
+  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb);
+  fz_fill(buf, nb, &r->rng);
+  memcpy(orig, buf, (size_t)nb);
+  darray_file_reset_stats(r->f);
+  ok(darray_write_section(r->f, r->a, o->start, o->count, o->order,
+                          ne == 0 && o->null_buf ? NULL : buf),
+     "darray_write_section", darray_file_errmsg(r->f));
+  if (memcmp(buf, orig, (size_t)nb) != 0)
+    fz_fail("darray_write_section changed the caller's buffer");
+  for (int64_t k = 0; k < ne; k++, next_index(c->nd, o->count, i)) {
+    for (int d = 0; d < c->nd; d++)
+      g[d] = o->start[d] + i[d];
+    model_put(r, file_off(r, g), buf + box_off(c, o->count, o->order, i),
+              c->esize);
+  }
+  free(buf);
+  free(orig);
+  check_file(r, "darray_write_section");
+  check_stats(r, "darray_write_section", true, true, nb);
+  read_section(r, o);
+}
+
+/* ------------------------------------------------------------------------ */
+/* one case                                                                 */
+
+static void make_array(run_t *r) {
+  const xcase_t *c = r->c;
+  darray_t a = NULL;
+  ok(darray_create(MPI_COMM_WORLD, c->nd, c->g, c->type, &a), "darray_create",
+     darray_errmsg(NULL));
+  r->a = a;
+  if (c->type == DARRAY_OPAQUE)
+    ok(darray_set_elem_size(a, c->esize), "darray_set_elem_size",
+       darray_errmsg(a));
+  ok(darray_set_distribution(a, c->dist, c->dargs_null ? NULL : c->dargs),
+     "darray_set_distribution", darray_errmsg(a));
+  int ones[MAXD] = {1, 1, 1, 1}, zeros[MAXD] = {0};
+  if (c->grid != 0)
+    ok(darray_set_grid(a, c->grid == 1 ? ones : zeros), "darray_set_grid",
+       darray_errmsg(a));
+  ok(darray_set_storage_order(a, c->sorder, c->perm),
+     "darray_set_storage_order", darray_errmsg(a));
+  ok(darray_set_displacement(a, c->disp), "darray_set_displacement",
+     darray_errmsg(a));
+  if (c->mem_set)
+    ok(darray_set_memory_layout(a, c->morder, c->ghost_null ? NULL : c->ghost,
+                                c->pad_null ? NULL : c->pad),
+       "darray_set_memory_layout", darray_errmsg(a));
+  ok(darray_commit(a), "darray_commit", darray_errmsg(a));
+  int64_t es = 0, n = 0, lb = 0;
+  ok(darray_elem_size(a, &es), "darray_elem_size", darray_errmsg(a));
+  ok(darray_local_count(a, &n), "darray_local_count", darray_errmsg(a));
+  ok(darray_local_bytes(a, &lb), "darray_local_bytes", darray_errmsg(a));
+  if (es != c->esize || n != c->n || lb != c->lbytes)
+    fz_fail("committed: element size %" PRId64 ", count %" PRId64 ", buffer "
+            "%" PRId64 " bytes; expected %" PRId64 ", %" PRId64 ", %" PRId64,
+            es, n, lb, c->esize, c->n, c->lbytes);
+}
+
+/* The file before the calls: flen bytes of a pattern no element has by
+ * design (they are random), then the file is opened with the hints. */
+static void make_file(run_t *r) {
+  const xcase_t *c = r->c;
+  memset(r->model, 0, sizeof r->model);
+  for (int64_t o = 0; o < c->flen; o++)
+    r->model[o] = (uint8_t)(0xa5 ^ (o * 29) ^ (o >> 7));
+  r->mlen = c->flen;
+  int fd = open(fz_files[0], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || pwrite(fd, r->model, (size_t)c->flen, 0) != (ssize_t)c->flen)
+    fz_fail("cannot prefill %s", fz_files[0]);
+  close(fd);
+  MPI_Info info;
+  MPI_Info_create(&info);
+  for (int k = 0; k < NHINTS; k++)
+    if (c->hint[k] >= 0)
+      MPI_Info_set(info, hint_defs[k].key, hint_defs[k].vals[c->hint[k]]);
+  ok(darray_file_open(MPI_COMM_WORLD, fz_files[0], DARRAY_MODE_RDWR, info,
+                      &r->f),
+     "darray_file_open", darray_errmsg(NULL));
+  MPI_Info_free(&info);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  MPI_Init(argc, argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  static const char *const names[] = {"xfer.dat"};
+  fz_scratch("xfer", names, 1);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static xcase_t c;
+  static run_t r;
+  fz_in_t in = {data, size, 0};
+  memset(&c, 0, sizeof c);
+  decode_shape(&in, &c);
+  decode_dist(&in, &c);
+  decode_orders(&in, &c);
+  decode_ops(&in, &c);
+  derive(&c);
+  c.seed = 1469598103934665603ull;
+  for (size_t i = 0; i < size; i++)
+    c.seed = (c.seed ^ data[i]) * 1099511628211ull;
+  describe(&c);
+  fz_show_case();
+  r.c = &c;
+  r.disp = c.disp;
+  r.rng = c.seed;
+  make_array(&r);
+  make_file(&r);
+  for (int k = 0; k < c.nops; k++) {
+    const op_t *o = &c.op[k];
+    switch (o->kind) {
+    case OP_WRITE:
+      write_whole(&r);
+      break;
+    case OP_WRITE_SEC:
+      write_section(&r, o);
+      break;
+    case OP_READ:
+      read_whole(&r);
+      break;
+    case OP_READ_SEC:
+      read_section(&r, o);
+      break;
+    case OP_DISP:
+      ok(darray_set_displacement(r.a, o->disp), "darray_set_displacement",
+         darray_errmsg(r.a));
+      r.disp = o->disp;
+      break;
+    default:
+      ok(darray_file_sync(r.f), "darray_file_sync", darray_file_errmsg(r.f));
+      check_file(&r, "darray_file_sync");
+      break;
+    }
+  }
+  ok(darray_file_close(&r.f), "darray_file_close", "");
+  ok(darray_free(&r.a), "darray_free", "");
+  return 0;
+}
