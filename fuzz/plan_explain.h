@@ -287,21 +287,23 @@ static void check_row(const ecase_t *c, const char *line, int64_t abytes) {
             runs, mn, mean, mx, abytes, c->esize);
 }
 
-/* Lines after the strategy: note, back end, cost model, ownership map. */
+/* Lines after the strategy: back end, what writes do about other
+ * writers, cost model, ownership map. */
 static void check_tail(const ecase_t *c, const char **at, bool write,
                        int strat) {
   char line[1024];
   bool mpiio = c->hint[H_BACKEND] == 1;
-  bool note = write && strat == ST_SIEVE && mpiio;
+  (void)strat;
   if (!next_line(at, line, sizeof line))
     fz_fail("explain: the text ends after the strategy");
-  if (note) {
-    expect_prefix(line, "  note: the mpiio back end cannot lock");
-    next_line(at, line, sizeof line);
-  }
   expect_prefix(line, mpiio ? "  back end: mpiio" : "  back end: posix");
   if (!next_line(at, line, sizeof line))
     fz_fail("explain: no cost model");
+  if (write) { /* the file is opened for writing: locked by default */
+    expect_prefix(line, "  concurrent writers: ");
+    if (!next_line(at, line, sizeof line))
+      fz_fail("explain: no cost model");
+  }
   expect_prefix(line, "  cost model: ");
   if (!next_line(at, line, sizeof line))
     fz_fail("explain: no ownership map");

@@ -889,6 +889,8 @@ int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_ENULL \p out is NULL
  * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_ESIZE displacement + array bytes overflow 64 bits (as
+ *         darray_write() refuses)
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */

@@ -186,6 +186,10 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (!a->committed)
     return darray__err(f->errmsg, DARRAY_ESTATE,
                        "a: the array is not committed");
+  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+  if (!darray__add_ok(a->disp, bytes, &end)) /* as darray_write refuses */
+    return darray__err(f->errmsg, DARRAY_ESIZE,
+                       "displacement + array bytes overflows 64 bits");
   xfer_t x = {.f = f, .a = a, .write = write != 0, .msg = f->errmsg,
               .msglen = DARRAY_ERRMSG_LEN, .sec = a->sec, .nsec = a->nsec};
   describe_array(a, x.write, out);
