@@ -377,6 +377,7 @@ typedef struct io_sys {
                      int64_t off);
   int (*fsync)(io_file_t *f);
   int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
+  int (*close)(io_file_t *f); /* of f->fd */
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
@@ -392,6 +393,7 @@ enum {
   DARRAY_IO_FOP_LOCK,
   DARRAY_IO_FOP_UNLOCK,
   DARRAY_IO_FOP_SYNC,
+  DARRAY_IO_FOP_CLOSE,
   DARRAY_IO_FOP_READ,
   DARRAY_IO_FOP_WRITE,
   DARRAY_IO_FOP_ANY,
