@@ -70,22 +70,31 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                                           "an intercommunicator");
   darray_file_t f = calloc(1, sizeof *f);
   int rc = open_args(f, path, mode, info, msg);
+  /* MPI_Comm_dup is collective: every process makes it, before the
+   * agreement, so that a failure of it on one process is agreed on too */
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+  }
   int64_t h[3] = {0, mode, 0};
   if (path != NULL)
     h[0] = (int64_t)darray__hash(0, path, strlen(path));
   if (f != NULL)
     h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
-  int bad = -1;
-  rc = darray__agree_check(comm, rc, msg, h, 3, &bad);
+  int bad = -1, late = DARRAY_SUCCESS;
+  rc = darray__agree_first(comm, rc, msg, h, 3, &bad, &late);
   if (rc == DARRAY_EINCONSISTENT)
     darray__err(msg, rc, "darray_file_open: processes passed different %s",
                 bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
-  if (rc == DARRAY_SUCCESS && MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
-    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
   if (rc != DARRAY_SUCCESS) {
+    if (dup != MPI_COMM_NULL)
+      MPI_Comm_free(&dup);
     free(f);
     return rc;
   }
+  f->comm = dup;
   MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);
@@ -98,6 +107,8 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
+  if (rc == DARRAY_SUCCESS)
+    rc = late;
   rc = darray__agree(f->comm, rc, msg);
   if (rc != DARRAY_SUCCESS) {
     f->io.ops->close(&f->io);

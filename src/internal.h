@@ -496,6 +496,8 @@ typedef struct xfer {
   const struct strategy *strategy; /* chosen by the plan */
   int64_t *boxes_owned;            /* storage behind boxes */
   bool failed_early; /* setup failed and every process knows it */
+  int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
+               for the next agreement (darray__agree_first) */
 } xfer_t;
 
 /* The cells rank r accesses in this call (allocated; the caller frees).
@@ -589,6 +591,15 @@ DARRAY_HIDDEN int darray__agree(MPI_Comm comm, int code, char *msg);
  * *bad (if not NULL) to the index of the first differing value. */
 DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
                                       const int64_t *vals, int n, int *bad);
+
+/* darray__agree_check for an agreement that more collectives of the same
+ * call follow: if its allreduce fails on this process alone, returns this
+ * process's own code (so that it joins what the others do next) and sets
+ * *late to DARRAY_EMPI (message in msg), which the caller must give to its
+ * next agreement. *late is left alone otherwise. */
+DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad,
+                                      int *late);
 
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
