@@ -78,13 +78,19 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     if (rc == DARRAY_SUCCESS)
       rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
   }
-  int64_t h[3] = {0, mode, 0};
+  int64_t h[4] = {0, mode, 0, 1}, cycle_ns = 0;
   if (path != NULL)
     h[0] = (int64_t)darray__hash(0, path, strlen(path));
   if (f != NULL)
     h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
+  if (rc == DARRAY_SUCCESS && f->hints.cb_cycle_ns < 0)
+    h[3] = darray__sync_cost_cached(comm, &cycle_ns);
   int bad = -1, late = DARRAY_SUCCESS;
-  rc = darray__agree_first(comm, rc, msg, h, 3, &bad, &late);
+  rc = darray__agree_first(comm, rc, msg, h, 4, &bad, &late);
+  if (rc == DARRAY_EINCONSISTENT && bad == 3) { /* some process lost it */
+    rc = DARRAY_SUCCESS;
+    h[3] = 0;
+  }
   if (rc == DARRAY_EINCONSISTENT)
     darray__err(msg, rc, "darray_file_open: processes passed different %s",
                 bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
@@ -107,6 +113,17 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
+  /* what a synchronization costs, measured by every process or by none
+   * (agreed above), before the last agreement, which learns its failure */
+  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
+  int rc2 = DARRAY_SUCCESS;
+  if (f->cycle_at_open && !h[3])
+    rc2 = darray__sync_cost_measure(comm, f->comm, &cycle_ns);
+  if (rc == DARRAY_SUCCESS && rc2 != DARRAY_SUCCESS)
+    rc = darray__err(msg, rc2, "MPI_Allreduce failed while measuring what "
+                               "a synchronization costs");
+  if (f->cycle_at_open)
+    f->hints.cb_cycle_ns = cycle_ns;
   if (rc == DARRAY_SUCCESS)
     rc = late;
   rc = darray__agree(f->comm, rc, msg);
@@ -116,9 +133,6 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     free(f);
     return rc;
   }
-  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
-  if (f->cycle_at_open)
-    f->hints.cb_cycle_ns = darray__sync_cost_ns(comm, f->comm);
   static uint64_t opened;
   f->id = ++opened;
   f->magic = DARRAY_MAGIC_FILE;

@@ -606,10 +606,16 @@ DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
 DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
 /* The cost (ns) of one synchronization of comm's processes: CORE with a
  * core per process, SHARED when a node runs more processes than it has
- * cores; found once per user communicator (wait.c); collective. */
+ * cores; measured once per user communicator and kept as its attribute
+ * (wait.c). cached: the kept value, if this process has it (local);
+ * measure: collective over comm (a duplicate of user_comm), the same
+ * answer everywhere, DARRAY_EMPI when an allreduce fails. Every process
+ * must measure when one has no kept value. */
 #define DARRAY_CYCLE_CORE_NS INT64_C(10000)
 #define DARRAY_CYCLE_SHARED_NS INT64_C(1000000)
-DARRAY_HIDDEN int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm);
+DARRAY_HIDDEN bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns);
+DARRAY_HIDDEN int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
+                                            int64_t *ns);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 
 /* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */
