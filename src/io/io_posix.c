@@ -109,10 +109,12 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
     rc = open_one(f, path, posix_flags(mode, true), msg, msglen);
   int rc0 = rc;
   MPI_Request req;
-  if (MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    rc0 = DARRAY_EMPI;
-  if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
+  if ((MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
+       darray__wait(&req) != DARRAY_SUCCESS) &&
+      rc == DARRAY_SUCCESS) /* rank 0's word is lost, or its own failed */
+    rc = darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
+                                       "opened '%s'", path);
+  else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
   return rc;
 }
