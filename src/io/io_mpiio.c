@@ -26,16 +26,22 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   if (mode & DARRAY_MODE_CREATE)
     amode |= MPI_MODE_CREATE;
   f->fh = MPI_FILE_NULL;
+  const char *call = "MPI_File_open";
   int err = MPI_File_open(comm, (char *)path, amode, info, &f->fh);
-  if (err == MPI_SUCCESS && (mode & DARRAY_MODE_TRUNC))
+  if (err != MPI_SUCCESS)
+    f->fh = MPI_FILE_NULL;
+  else if (mode & DARRAY_MODE_TRUNC) {
+    call = "MPI_File_set_size";
     err = MPI_File_set_size(f->fh, 0);
+  }
+  /* A file that is open stays open, even if its truncation failed here:
+   * MPI_File_close is collective, and darray_file_open closes it on every
+   * process once they have agreed that the open failed. */
   if (err != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(err, text, &len);
-    snprintf(msg, msglen, "MPI_File_open('%s'): %s", path, text);
-    if (f->fh != MPI_FILE_NULL)
-      MPI_File_close(&f->fh);
+    snprintf(msg, msglen, "%s('%s'): %s", call, path, text);
     return mpi_code(err);
   }
   return DARRAY_SUCCESS;
