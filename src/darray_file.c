@@ -148,7 +148,14 @@ int darray_file_close(darray_file_t *pf) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   rc = f->io.ops->close(&f->io);
-  rc = darray__agree(f->comm, rc, darray__errbuf_nohandle());
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (rc != DARRAY_SUCCESS)
+    darray__err(msg, rc, "darray_file_close (backend %s): %s%s%s",
+                f->io.ops->name, darray_strerror(rc),
+                f->io.err_errno ? ": " : "",
+                f->io.err_errno ? strerror(f->io.err_errno) : "");
+  rc = darray__agree(f->comm, rc, msg);
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);

@@ -189,8 +189,12 @@ static int xfer_begin(xfer_t *x, const region_t *g) {
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
   x->strategy = s;
-  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
+  if (rc == DARRAY_SUCCESS && s->prepare != NULL) {
     rc = s->prepare(x);
+    if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
+      darray__err(f->errmsg, rc, "%s (strategy %s): preparing: %s",
+                  call_name(x, g), s->name, darray_strerror(rc));
+  }
   int64_t vals[3] = {x->a->desc_hash, x->a->disp,
                      (int64_t)darray__hash(0, s->name, strlen(s->name))};
   int bad = -1;
