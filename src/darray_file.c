@@ -56,6 +56,25 @@ static int open_args(darray_file_t f, const char *path, int mode,
   return rc;
 }
 
+/* What a synchronization costs (wait.c), unless darray_cb_cycle_ns was
+ * given: the value kept from an earlier open, or measured by every process
+ * (the open's first agreement decided which, the same everywhere) before
+ * the open's last agreement, which learns a failure. Returns rc, or the
+ * measurement's failure. */
+static int cycle_cost(darray_file_t f, MPI_Comm comm, bool kept, int64_t ns,
+                      int rc, char *msg) {
+  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
+  if (!f->cycle_at_open)
+    return rc;
+  int rc2 = kept ? DARRAY_SUCCESS
+                 : darray__sync_cost_measure(comm, f->comm, &ns);
+  f->hints.cb_cycle_ns = ns;
+  if (rc == DARRAY_SUCCESS && rc2 != DARRAY_SUCCESS)
+    rc = darray__err(msg, rc2, "MPI_Allreduce failed while measuring what "
+                               "a synchronization costs");
+  return rc;
+}
+
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
@@ -113,17 +132,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
-  /* what a synchronization costs, measured by every process or by none
-   * (agreed above), before the last agreement, which learns its failure */
-  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
-  int rc2 = DARRAY_SUCCESS;
-  if (f->cycle_at_open && !h[3])
-    rc2 = darray__sync_cost_measure(comm, f->comm, &cycle_ns);
-  if (rc == DARRAY_SUCCESS && rc2 != DARRAY_SUCCESS)
-    rc = darray__err(msg, rc2, "MPI_Allreduce failed while measuring what "
-                               "a synchronization costs");
-  if (f->cycle_at_open)
-    f->hints.cb_cycle_ns = cycle_ns;
+  rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = late;
   rc = darray__agree(f->comm, rc, msg);
