@@ -108,17 +108,26 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
   darray_t a = rc == DARRAY_SUCCESS ? calloc(1, sizeof *a) : NULL;
   if (rc == DARRAY_SUCCESS && a == NULL)
     rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
+  /* MPI_Comm_dup is collective: every process makes it, before the
+   * agreement, so that a failure of it on one process is agreed on too */
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+  }
   int64_t hv = (int64_t)h;
   rc = darray__agree_check(comm, rc, msg, &hv, 1, NULL);
   if (rc == DARRAY_EINCONSISTENT)
     darray__err(msg, rc, "darray_create: processes passed different ndims, "
                          "gsizes or type");
-  if (rc == DARRAY_SUCCESS && MPI_Comm_dup(comm, &a->comm) != MPI_SUCCESS)
-    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
   if (rc != DARRAY_SUCCESS) {
+    if (dup != MPI_COMM_NULL)
+      MPI_Comm_free(&dup);
     free(a);
     return rc;
   }
+  a->comm = dup;
   MPI_Comm_set_errhandler(a->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(a->comm, &a->rank);
   MPI_Comm_size(a->comm, &a->nprocs);

@@ -121,7 +121,9 @@ int darray__desc_resolve(struct darray_s *a) {
 static int resolve_local(darray_t a) {
   int rc = darray__dist_sections(a, a->rank, &a->sec, &a->nsec);
   if (rc != DARRAY_SUCCESS)
-    return darray__err(a->errmsg, rc, "the local buffer size overflows");
+    return darray__err(a->errmsg, rc, rc == DARRAY_ENOMEM
+                                          ? "out of memory for the local cells"
+                                          : "the local buffer size overflows");
   a->local_count = 0;
   a->local_bytes = 0;
   for (int c = 0; c < a->nsec; c++) {

@@ -77,6 +77,25 @@ static int open_args(darray_file_t f, const char *path, int mode,
   return rc;
 }
 
+/* What a synchronization costs (wait.c), unless darray_cb_cycle_ns was
+ * given: the value kept from an earlier open, or measured by every process
+ * (the open's first agreement decided which, the same everywhere) before
+ * the open's last agreement, which learns a failure. Returns rc, or the
+ * measurement's failure. */
+static int cycle_cost(darray_file_t f, MPI_Comm comm, bool kept, int64_t ns,
+                      int rc, char *msg) {
+  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
+  if (!f->cycle_at_open)
+    return rc;
+  int rc2 = kept ? DARRAY_SUCCESS
+                 : darray__sync_cost_measure(comm, f->comm, &ns);
+  f->hints.cb_cycle_ns = ns;
+  if (rc == DARRAY_SUCCESS && rc2 != DARRAY_SUCCESS)
+    rc = darray__err(msg, rc2, "MPI_Allreduce failed while measuring what "
+                               "a synchronization costs");
+  return rc;
+}
+
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
@@ -91,22 +110,37 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                                           "an intercommunicator");
   darray_file_t f = calloc(1, sizeof *f);
   int rc = open_args(f, path, mode, info, msg);
-  int64_t h[3] = {0, mode, 0};
+  /* MPI_Comm_dup is collective: every process makes it, before the
+   * agreement, so that a failure of it on one process is agreed on too */
+  MPI_Comm dup = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &dup) != MPI_SUCCESS) {
+    dup = MPI_COMM_NULL;
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+  }
+  int64_t h[4] = {0, mode, 0, 1}, cycle_ns = 0;
   if (path != NULL)
     h[0] = (int64_t)darray__hash(0, path, strlen(path));
   if (f != NULL)
     h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
-  int bad = -1;
-  rc = darray__agree_check(comm, rc, msg, h, 3, &bad);
+  if (rc == DARRAY_SUCCESS && f->hints.cb_cycle_ns < 0)
+    h[3] = darray__sync_cost_cached(comm, &cycle_ns);
+  int bad = -1, late = DARRAY_SUCCESS;
+  rc = darray__agree_first(comm, rc, msg, h, 4, &bad, &late);
+  if (rc == DARRAY_EINCONSISTENT && bad == 3) { /* some process lost it */
+    rc = DARRAY_SUCCESS;
+    h[3] = 0;
+  }
   if (rc == DARRAY_EINCONSISTENT)
     darray__err(msg, rc, "darray_file_open: processes passed different %s",
                 bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
-  if (rc == DARRAY_SUCCESS && MPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS)
-    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
   if (rc != DARRAY_SUCCESS) {
+    if (dup != MPI_COMM_NULL)
+      MPI_Comm_free(&dup);
     free(f);
     return rc;
   }
+  f->comm = dup;
   MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);
@@ -119,6 +153,9 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
+  rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, rc, msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = late;
   rc = darray__agree(f->comm, rc, msg);
   if (rc != DARRAY_SUCCESS) {
     f->io.ops->close(&f->io);
@@ -126,9 +163,6 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     free(f);
     return rc;
   }
-  f->cycle_at_open = f->hints.cb_cycle_ns < 0;
-  if (f->cycle_at_open)
-    f->hints.cb_cycle_ns = darray__sync_cost_ns(comm, f->comm);
   static uint64_t opened;
   f->id = ++opened;
   f->magic = DARRAY_MAGIC_FILE;

@@ -110,7 +110,8 @@ static int access_of(xfer_t *x, const region_t *g, int rc) {
   if (rc == DARRAY_SUCCESS &&
       (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)
     rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
-  rc = darray__agree(x->f->comm, rc, x->msg); /* before the gather */
+  rc = darray__agree_first(x->f->comm, rc, x->msg, NULL, 0, NULL,
+                           &x->late); /* before the gather */
   if (rc != DARRAY_SUCCESS)
     return rc;
   darray__section_box(x->a, g->start, g->count, g->order, &x->box_sec);
@@ -208,12 +209,19 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
   x->strategy = s;
   if (rc == DARRAY_SUCCESS)
     rc = temp_check(x);
-  if (rc == DARRAY_SUCCESS && s->prepare != NULL)
+  if (rc == DARRAY_SUCCESS && s->prepare != NULL) {
     rc = s->prepare(x);
+    if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
+      darray__err(f->errmsg, rc, "%s (strategy %s): preparing: %s",
+                  call_name(x, g), s->name, darray_strerror(rc));
+  }
   int64_t vals[3] = {x->a->desc_hash, x->a->disp,
                      (int64_t)darray__hash(0, s->name, strlen(s->name))};
   int bad = -1;
-  rc = darray__agree_check(f->comm, rc, f->errmsg, vals, 3, &bad);
+  if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */
+    rc = x->late;
+  x->late = DARRAY_SUCCESS;
+  rc = darray__agree_first(f->comm, rc, f->errmsg, vals, 3, &bad, &x->late);
   if (rc == DARRAY_EINCONSISTENT)
     darray__err(f->errmsg, rc, "%s: processes passed different %s",
                 call_name(x, g),
@@ -280,6 +288,8 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   x->boxes = NULL;
   if (x->failed_early)
     return rc; /* already agreed */
+  if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */
+    rc = x->late;
   const char *cause = darray__file_cause(f);
   if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
     darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",

@@ -84,8 +84,8 @@ const char *darray__short_text(const char *text, size_t max, char *buf,
  * among equal codes, the lowest rank; then come the values and their
  * bitwise complements, whose maxima give each value's maximum and minimum.
  */
-int darray__agree_check(MPI_Comm comm, int code, char *msg,
-                        const int64_t *vals, int n, int *bad) {
+static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
+                 int n, int *bad, int *late) {
   enum { MAXV = 32 };
   int64_t in[1 + 2 * MAXV], out[1 + 2 * MAXV];
   int rank;
@@ -100,9 +100,15 @@ int darray__agree_check(MPI_Comm comm, int code, char *msg,
   MPI_Request req;
   if (MPI_Iallreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm,
                      &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
-                                         "agreeing on the result");
+      darray__wait(&req) != DARRAY_SUCCESS) {
+    if (late == NULL)
+      return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
+                                           "agreeing on the result");
+    if (code == DARRAY_SUCCESS)
+      *late = darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
+                                            "agreeing on the arguments");
+    return code; /* as if every process had agreed on this one's code */
+  }
   int agreed = (int)-(out[0] >> 32);
   int who = INT32_MAX - (int)(out[0] & 0xffffffff);
   if (agreed != DARRAY_SUCCESS) {
@@ -120,8 +126,28 @@ int darray__agree_check(MPI_Comm comm, int code, char *msg,
   return DARRAY_SUCCESS;
 }
 
+int darray__agree_check(MPI_Comm comm, int code, char *msg,
+                        const int64_t *vals, int n, int *bad) {
+  return agree(comm, code, msg, vals, n, bad, NULL);
+}
+
+/*
+ * An agreement that the call's own collectives follow. When its allreduce
+ * fails on this process only, the others may have agreed on success and
+ * gone on to the next collective, which this process must then join:
+ * stopping here would leave them waiting, or pair their next collective
+ * with this process's next call. So it goes on as if every process had
+ * agreed on its own code, and gives DARRAY_EMPI to the call's next
+ * agreement, where every process learns it. (A second failure at once, an
+ * argument refused elsewhere, cannot be told apart; doc/reliability.md.)
+ */
+int darray__agree_first(MPI_Comm comm, int code, char *msg,
+                        const int64_t *vals, int n, int *bad, int *late) {
+  return agree(comm, code, msg, vals, n, bad, late);
+}
+
 int darray__agree(MPI_Comm comm, int code, char *msg) {
-  return darray__agree_check(comm, code, msg, NULL, 0, NULL);
+  return agree(comm, code, msg, NULL, 0, NULL, NULL);
 }
 
 uint64_t darray__hash(uint64_t h, const void *p, size_t n) {

@@ -210,8 +210,11 @@ int darray__hints_from_info(darray_hints_t *h, MPI_Info info, char *msg,
   for (size_t i = 0; i < NHINTS; i++) {
     int flag = 0;
     if (MPI_Info_get(info, hint_table[i].key, MPI_MAX_INFO_VAL, val, &flag) !=
-        MPI_SUCCESS)
+        MPI_SUCCESS) {
+      snprintf(msg, msglen, "MPI_Info_get(info, '%s') failed",
+               hint_table[i].key);
       return DARRAY_EMPI;
+    }
     if (!flag)
       continue;
     int rc = set_hint(h, &hint_table[i], darray__trim(val), msg, msglen);

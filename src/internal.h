@@ -383,6 +383,7 @@ typedef struct io_sys {
                      int64_t off);
   int (*fsync)(io_file_t *f);
   int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
+  int (*close)(io_file_t *f); /* of f->fd */
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
@@ -398,6 +399,7 @@ enum {
   DARRAY_IO_FOP_LOCK,
   DARRAY_IO_FOP_UNLOCK,
   DARRAY_IO_FOP_SYNC,
+  DARRAY_IO_FOP_CLOSE,
   DARRAY_IO_FOP_READ,
   DARRAY_IO_FOP_WRITE,
   DARRAY_IO_FOP_ANY,
@@ -505,6 +507,8 @@ typedef struct xfer {
   const struct strategy *strategy; /* chosen by the plan */
   int64_t *boxes_owned;            /* storage behind boxes */
   bool failed_early; /* setup failed and every process knows it */
+  int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
+               for the next agreement (darray__agree_first) */
 } xfer_t;
 
 /* The cells rank r accesses in this call (allocated; the caller frees).
@@ -615,15 +619,30 @@ DARRAY_HIDDEN int darray__agree(MPI_Comm comm, int code, char *msg);
 DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
                                       const int64_t *vals, int n, int *bad);
 
+/* darray__agree_check for an agreement that more collectives of the same
+ * call follow: if its allreduce fails on this process alone, returns this
+ * process's own code (so that it joins what the others do next) and sets
+ * *late to DARRAY_EMPI (message in msg), which the caller must give to its
+ * next agreement. *late is left alone otherwise. */
+DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad,
+                                      int *late);
+
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
 DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
 /* The cost (ns) of one synchronization of comm's processes: CORE with a
  * core per process, SHARED when a node runs more processes than it has
- * cores; found once per user communicator (wait.c); collective. */
+ * cores; measured once per user communicator and kept as its attribute
+ * (wait.c). cached: the kept value, if this process has it (local);
+ * measure: collective over comm (a duplicate of user_comm), the same
+ * answer everywhere, DARRAY_EMPI when an allreduce fails. Every process
+ * must measure when one has no kept value. */
 #define DARRAY_CYCLE_CORE_NS INT64_C(10000)
 #define DARRAY_CYCLE_SHARED_NS INT64_C(1000000)
-DARRAY_HIDDEN int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm);
+DARRAY_HIDDEN bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns);
+DARRAY_HIDDEN int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
+                                            int64_t *ns);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 
 /* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */

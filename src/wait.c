@@ -57,8 +57,9 @@ int darray__wait(MPI_Request *req) { return darray__wait_all(1, req); }
  * processes already in step takes 10-30 us. So 1 ms per cycle there. The
  * answer is computed once per communicator the user opens files on and kept
  * as an attribute of it (finding the node's processes costs a collective),
- * the same on every process: oversubscribed if any node is. Collective over
- * user_comm.
+ * the same on every process: oversubscribed if any node is. A process
+ * whose attribute is missing (its lookup or keeping failed) makes every
+ * process measure again: darray_file_open agrees on misses.
  */
 static int sync_keyval = MPI_KEYVAL_INVALID;
 
@@ -83,18 +84,24 @@ static int cores(void) {
  * every process has the same host name (one node: this machine's case) the
  * answer needs one allreduce, waited for with the yielding wait;
  * MPI_Comm_split_type, which waits busily (40 ms at 4 processes on 2
- * cores), is used only across nodes. */
-static int64_t measure_sync(MPI_Comm comm) {
+ * cores), is used only across nodes. DARRAY_EMPI when an allreduce fails
+ * (the answer must be the same everywhere: no guess will do); a process
+ * whose first allreduce failed still joins the second, taking its own host
+ * for every process's, as the others do on one node. (Across nodes they
+ * would wait in MPI_Comm_split_type: not covered, doc/reliability.md.) */
+static int measure_sync(MPI_Comm comm, int64_t *ns) {
   char host[256] = "";
-  int P, here = 1, over;
+  int P, here = 1, over, rc = DARRAY_SUCCESS;
   MPI_Comm_size(comm, &P);
   gethostname(host, sizeof host - 1);
   uint64_t h = darray__hash(0, host, strlen(host)), v[2] = {h, ~h};
   MPI_Request req;
   if (MPI_Iallreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, comm,
                      &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    return DARRAY_CYCLE_CORE_NS;
+      darray__wait(&req) != DARRAY_SUCCESS) {
+    rc = DARRAY_EMPI;
+    v[0] = h, v[1] = ~h;
+  }
   MPI_Comm node;
   if (v[0] == ~v[1])
     here = P;
@@ -103,31 +110,45 @@ static int64_t measure_sync(MPI_Comm comm) {
     MPI_Comm_size(node, &here);
     MPI_Comm_free(&node);
   }
-  over = here > cores();
+  over = here > cores(); /* a failed split only changes my vote */
   if (MPI_Iallreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
-    return DARRAY_CYCLE_CORE_NS;
-  return over ? DARRAY_CYCLE_SHARED_NS : DARRAY_CYCLE_CORE_NS;
+    rc = DARRAY_EMPI;
+  *ns = over ? DARRAY_CYCLE_SHARED_NS : DARRAY_CYCLE_CORE_NS;
+  return rc;
 }
 
-int64_t darray__sync_cost_ns(MPI_Comm user_comm, MPI_Comm comm) {
+/* A lookup that fails (no key, no memory, an MPI failure) is a miss: the
+ * caller agrees on misses, and then every process measures again. */
+bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns) {
   int found = 0;
   int64_t *cached = NULL;
+  if (sync_keyval == MPI_KEYVAL_INVALID ||
+      MPI_Comm_get_attr(user_comm, sync_keyval, &cached, &found) !=
+          MPI_SUCCESS ||
+      !found)
+    return false;
+  *ns = *cached;
+  return true;
+}
+
+int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
+                              int64_t *ns) {
+  int rc = measure_sync(comm, ns);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   if (sync_keyval == MPI_KEYVAL_INVALID &&
       MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_cost, &sync_keyval,
-                             NULL) != MPI_SUCCESS)
-    return measure_sync(comm);
-  if (MPI_Comm_get_attr(user_comm, sync_keyval, &cached, &found) ==
-          MPI_SUCCESS &&
-      found)
-    return *cached;
-  int64_t ns = measure_sync(comm);
-  cached = malloc(sizeof *cached);
+                             NULL) != MPI_SUCCESS) {
+    sync_keyval = MPI_KEYVAL_INVALID;
+    return DARRAY_SUCCESS; /* measured, not kept */
+  }
+  int64_t *cached = malloc(sizeof *cached);
   if (cached != NULL) {
-    *cached = ns;
+    *cached = *ns;
     if (MPI_Comm_set_attr(user_comm, sync_keyval, cached) != MPI_SUCCESS)
       free(cached);
   }
-  return ns;
+  return DARRAY_SUCCESS;
 }

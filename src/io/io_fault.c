@@ -14,8 +14,8 @@
  *
  * A rule is comma-separated key=value items (spaces around keys and values
  * are ignored); rules are separated by ';':
- *   op     open | read | write | lock | unlock | sync | any, or one call:
- *          pread | preadv | pwrite | pwritev      (required)
+ *   op     open | read | write | lock | unlock | sync | close | any, or one
+ *          call: pread | preadv | pwrite | pwritev      (required)
  *   index  the first call of that kind to fail, 1-based (default 1)
  *   count  how many consecutive calls fail (default 1)
  *   error  EIO | ENOSPC | EINTR | EACCES | EPERM | EROFS | EDQUOT | EFBIG |
@@ -28,7 +28,9 @@
  * A failing call does nothing and returns -1 with errno set, as a real
  * failure before any byte moved would; EINTR is one such failure, which the
  * back end must retry. A short transfer moves the first half of the bytes
- * (requests of one byte cannot be short and go through whole).
+ * (requests of one byte cannot be short and go through whole). A failing
+ * close is the exception: the descriptor is closed, then the failure
+ * returned, as Linux does.
  *
  * The state lives in the file handle: counters start at zero at each open,
  * and nothing is shared between handles or threads.
@@ -66,7 +68,7 @@ struct io_fault {
 
 static const char *const op_names[DARRAY_IO_FOP_N] = {
     "open",   "pread", "preadv", "pwrite", "pwritev", "lock",
-    "unlock", "sync",  "read",   "write",  "any"};
+    "unlock", "sync",  "close",  "read",   "write",   "any"};
 
 static const struct {
   const char *name;
@@ -124,7 +126,7 @@ static bool parse_errno(const char *v, int *err) {
 static bool is_transfer(int op) {
   return op != DARRAY_IO_FOP_OPEN && op != DARRAY_IO_FOP_LOCK &&
          op != DARRAY_IO_FOP_UNLOCK && op != DARRAY_IO_FOP_SYNC &&
-         op != DARRAY_IO_FOP_ANY;
+         op != DARRAY_IO_FOP_CLOSE && op != DARRAY_IO_FOP_ANY;
 }
 
 /* One item "key=value" of a rule. */
@@ -350,9 +352,17 @@ static int fault_lock(io_file_t *f, int cmd, struct flock *fl) {
   return darray__io_sys_libc.fcntl_lock(f, cmd, fl);
 }
 
+/* A failing close still releases the descriptor, as Linux's does (the
+ * back end never retries a close), so nothing leaks. */
+static int fault_close(io_file_t *f) {
+  int e = fault_check(f, DARRAY_IO_FOP_CLOSE);
+  int r = darray__io_sys_libc.close(f);
+  return e > 0 && r == 0 ? fail_with(f, e) : r;
+}
+
 static const io_sys_t fault_sys = {fault_open,   fault_pread,   fault_pwrite,
                                    fault_preadv, fault_pwritev, fault_fsync,
-                                   fault_lock};
+                                   fault_lock,   fault_close};
 
 /* ---- set-up and queries -------------------------------------------------- */
 

@@ -66,21 +66,24 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
     amode |= MPI_MODE_CREATE;
   f->fh = MPI_FILE_NULL;
   errno = 0;
-  int err = MPI_File_open(comm, (char *)path, amode, info, &f->fh);
   const char *call = "MPI_File_open";
-  if (err == MPI_SUCCESS && (mode & DARRAY_MODE_TRUNC)) {
+  int err = MPI_File_open(comm, (char *)path, amode, info, &f->fh);
+  if (err != MPI_SUCCESS)
+    f->fh = MPI_FILE_NULL;
+  else if (mode & DARRAY_MODE_TRUNC) {
     errno = 0;
-    err = MPI_File_set_size(f->fh, 0);
     call = "MPI_File_set_size";
+    err = MPI_File_set_size(f->fh, 0);
   }
+  /* A file that is open stays open, even if its truncation failed here:
+   * MPI_File_close is collective, and darray_file_open closes it on every
+   * process once they have agreed that the open failed. */
   if (err != MPI_SUCCESS) {
     int e = errno;
     char sp[DARRAY_PATH_SHOWN + 1], text[DARRAY_IO_TEXT_LEN];
     mpi_text(err, sizeof text - 1, text, sizeof text);
     snprintf(msg, msglen, "%s('%s'): %s", call,
              darray__short_path(path, sp, sizeof sp), text);
-    if (f->fh != MPI_FILE_NULL)
-      MPI_File_close(&f->fh);
     return mpi_code(err, e);
   }
   return DARRAY_SUCCESS;

@@ -55,9 +55,11 @@ static int sys_fcntl_lock(io_file_t *f, int cmd, struct flock *fl) {
   return fcntl(f->lock_fd, cmd, fl);
 }
 
-const io_sys_t darray__io_sys_libc = {sys_open,      sys_pread,   sys_pwrite,
-                                      sys_preadv,    sys_pwritev, sys_fsync,
-                                      sys_fcntl_lock};
+static int sys_close(io_file_t *f) { return close(f->fd); }
+
+const io_sys_t darray__io_sys_libc = {sys_open,    sys_pread,      sys_pwrite,
+                                      sys_preadv,  sys_pwritev,    sys_fsync,
+                                      sys_fcntl_lock, sys_close};
 
 /* The table in use (libc's until open has set one). */
 static const io_sys_t *sys(const io_file_t *f) {
@@ -110,10 +112,12 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
     rc = open_one(f, path, posix_flags(mode, true), msg, msglen);
   int rc0 = rc;
   MPI_Request req;
-  if (MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    rc0 = DARRAY_EMPI;
-  if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
+  if ((MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
+       darray__wait(&req) != DARRAY_SUCCESS) &&
+      rc == DARRAY_SUCCESS) /* rank 0's word is lost, or its own failed */
+    rc = darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
+                                       "opened '%s'", path);
+  else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
   return rc;
 }
@@ -172,10 +176,13 @@ static int posix_sync(io_file_t *f) {
   return DARRAY_SUCCESS;
 }
 
+/* close is never retried: Linux releases the descriptor even when close
+ * reports a failure (EINTR included), and a retry could close a descriptor
+ * another thread has opened since. The failure is reported. */
 static int posix_close(io_file_t *f) {
   darray__io_lock_free(f);
   int rc = DARRAY_SUCCESS;
-  if (f->fd >= 0 && close(f->fd) != 0) {
+  if (f->fd >= 0 && sys(f)->close(f) != 0) {
     f->err_errno = errno;
     rc = darray__io_errno_code(errno);
   }

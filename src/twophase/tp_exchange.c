@@ -27,6 +27,8 @@ static void fail(tp_t *t, int rc) {
     t->rc = rc;
 }
 
+/* prepare allocated the most requests a cycle posts (slot_requests);
+ * growing here is a safety net that no cycle reaches */
 static MPI_Request *next_request(tp_t *t) {
   if (t->cur.nreq == t->cur.req_cap) {
     int cap = t->cur.req_cap ? 2 * t->cur.req_cap : 64;
@@ -364,9 +366,12 @@ static void post_write(tp_t *t, int64_t cycle) {
   owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
 }
 
+/* After a failure nothing more is written: a receive that failed leaves
+ * its bytes undefined, and the call fails anyway. (The exchanges go on, so
+ * that nobody waits for a message that never comes.) */
 static void write_chunk(tp_t *t, int64_t cycle) {
   int64_t clo, chi;
-  if (my_chunk(t, cycle, &clo, &chi))
+  if (my_chunk(t, cycle, &clo, &chi) && t->rc == DARRAY_SUCCESS)
     chunk_io(t, clo, chi);
 }
 

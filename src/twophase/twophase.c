@@ -243,6 +243,22 @@ static int slot_alloc(tp_slot_t *s, int64_t stage, int P) {
                                                : DARRAY_ENOMEM;
 }
 
+/*
+ * A slot's requests, allocated here so that no cycle allocates: a cycle
+ * that could not post a message would leave its peer waiting for it, or
+ * leave it unmatched for a later call to receive. Per cycle an aggregator
+ * posts at most stage_cap bytes to or from the others and an owner at most
+ * C bytes to or from each other aggregator, as streams cut every M bytes:
+ * one request per M bytes, plus one per stream for its last piece.
+ */
+static int slot_requests(tp_t *t, tp_slot_t *s) {
+  int64_t stage = t->myagg >= 0 ? t->stage_cap : 0;
+  int64_t n = (stage + (int64_t)t->A * t->C) / t->M + t->P + t->A + 1;
+  s->req = malloc(sizeof *s->req * (size_t)n);
+  s->req_cap = (int)n;
+  return s->req != NULL ? DARRAY_SUCCESS : DARRAY_ENOMEM;
+}
+
 static void slot_free(tp_slot_t *s) {
   free(s->stage);
   free(s->bytes);
@@ -310,7 +326,8 @@ static int tp_prepare(xfer_t *x) {
   t->pack = malloc((size_t)t->M); /* streams that are strided in memory;
                                       scratch for back ends without
                                       vector calls */
-  if (t->pack == NULL)
+  if (t->pack == NULL || slot_requests(t, &t->cur) != DARRAY_SUCCESS ||
+      (t->pipeline && slot_requests(t, &t->alt) != DARRAY_SUCCESS))
     return DARRAY_ENOMEM;
   int64_t peak = (agg ? t->stage_cap * (t->pipeline ? 2 : 1) +
                             (t->image ? t->C : 0)
