@@ -158,7 +158,7 @@ static int parse_consumer(const char *spec, int ndims, darray_consumer_t *c,
         return bad("--consumer: weight '%s' is not a number", val);
     } else if (!strcmp(key, "np") || !strcmp(key, "nprocs")) {
       int64_t np;
-      if (parse_i64(val, &np) != 0 || np < 1 || np > 1 << 24)
+      if (parse_i64(val, &np) != 0 || np < 1 || np > DARRAY_ADVISE_MAX_NPROCS)
         return bad("--consumer: np '%s' is not a process count", val);
       c->nprocs = (int)np;
       have_np = 1;
@@ -184,7 +184,7 @@ static int parse_consumer(const char *spec, int ndims, darray_consumer_t *c,
         return bad("--consumer: grid '%s' needs one process count per "
                    "dimension, e.g. 4x1", val);
       for (int d = 0; d < ndims; d++) {
-        if (g[d] < 0 || g[d] > 1 << 24)
+        if (g[d] < 0 || g[d] > DARRAY_ADVISE_MAX_NPROCS)
           return bad("--consumer: grid '%s' has a bad entry", val);
         c->psizes[d] = (int)g[d];
       }

@@ -61,23 +61,23 @@ static const io_sys_t *sys(const io_file_t *f) {
 
 /* Whether fd takes locks, and with which command: a query of [0, 1),
  * made directly (it changes nothing, and it is no fault target). */
-static bool probe(int fd, int *cmd) {
+static bool query(int fd, int get) {
   struct flock fl;
-#ifdef LOCK_CMD_OFD
   memset(&fl, 0, sizeof fl);
   fl.l_type = F_WRLCK;
   fl.l_whence = SEEK_SET;
   fl.l_len = 1;
-  if (fcntl(fd, LOCK_GET_OFD, &fl) == 0) {
+  return fcntl(fd, get, &fl) == 0;
+}
+
+static bool probe(int fd, int *cmd) {
+#ifdef LOCK_CMD_OFD
+  if (query(fd, LOCK_GET_OFD)) {
     *cmd = LOCK_CMD_OFD;
     return true;
   }
 #endif
-  memset(&fl, 0, sizeof fl);
-  fl.l_type = F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  fl.l_len = 1;
-  if (fcntl(fd, F_GETLK, &fl) == 0) {
+  if (query(fd, F_GETLK)) {
     *cmd = F_SETLKW;
     return true;
   }
