@@ -54,7 +54,18 @@
 extern "C" {
 #endif
 
-/** Major version number of this header. */
+/**
+ * Marks the functions the library exports: it is built with
+ * -fvisibility=hidden, so everything else stays inside it.
+ */
+#if defined(__GNUC__)
+#define DARRAY_API __attribute__((visibility("default")))
+#else
+#define DARRAY_API
+#endif
+
+/** Major version number of this header (the one home of the release
+ * number: configure reads it from here). */
 #define DARRAYIO_VERSION_MAJOR 0
 /** Minor version number of this header. */
 #define DARRAYIO_VERSION_MINOR 1
@@ -203,14 +214,14 @@ typedef struct darray_stats {
  * \param code a value returned by a darrayio function
  * \return a static string; "unknown error code" for values not in the table
  */
-const char *darray_strerror(int code);
+DARRAY_API const char *darray_strerror(int code);
 
 /**
  * Name of a status code, such as "DARRAY_EINVAL" (local).
  * \param code a value returned by a darrayio function
  * \return a static string; "DARRAY_EUNKNOWN" for values not in the table
  */
-const char *darray_err_name(int code);
+DARRAY_API const char *darray_err_name(int code);
 
 /**
  * Detailed message of the last failure on an array handle (local).
@@ -220,14 +231,14 @@ const char *darray_err_name(int code);
  *          darray_file_open(), a NULL handle argument)
  * \return the message, or "" when the last call on the handle succeeded
  */
-const char *darray_errmsg(darray_t a);
+DARRAY_API const char *darray_errmsg(darray_t a);
 
 /**
  * Detailed message of the last failure on a file handle (local).
  * \param f a file handle, or NULL (same as darray_errmsg(NULL))
  * \return the message, or "" when the last call on the handle succeeded
  */
-const char *darray_file_errmsg(darray_file_t f);
+DARRAY_API const char *darray_file_errmsg(darray_file_t f);
 
 /** @} */
 
@@ -267,7 +278,7 @@ const char *darray_file_errmsg(darray_file_t f);
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EMPI duplicating the communicator failed
  */
-int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
+DARRAY_API int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
                   darray_type_t type, darray_t *a);
 
 /**
@@ -278,7 +289,7 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EBADHANDLE \p *a is not a live handle
  */
-int darray_free(darray_t *a);
+DARRAY_API int darray_free(darray_t *a);
 
 /**
  * Set the byte size of a #DARRAY_OPAQUE element (local, before commit).
@@ -289,7 +300,7 @@ int darray_free(darray_t *a);
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_elem_size(darray_t a, int64_t size);
+DARRAY_API int darray_set_elem_size(darray_t a, int64_t size);
 
 /**
  * Set the distribution of every dimension (local, before commit).
@@ -312,7 +323,7 @@ int darray_set_elem_size(darray_t a, int64_t size);
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_distribution(darray_t a, const darray_dist_t dist[],
+DARRAY_API int darray_set_distribution(darray_t a, const darray_dist_t dist[],
                             const int64_t dargs[]);
 
 /**
@@ -332,7 +343,7 @@ int darray_set_distribution(darray_t a, const darray_dist_t dist[],
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_grid(darray_t a, const int psizes[]);
+DARRAY_API int darray_set_grid(darray_t a, const int psizes[]);
 
 /**
  * Set the order in which the global array is stored in the file (local,
@@ -350,7 +361,7 @@ int darray_set_grid(darray_t a, const int psizes[]);
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_storage_order(darray_t a, darray_order_t order,
+DARRAY_API int darray_set_storage_order(darray_t a, darray_order_t order,
                              const int perm[]);
 
 /**
@@ -364,7 +375,7 @@ int darray_set_storage_order(darray_t a, darray_order_t order,
  * \retval DARRAY_EDISP \p disp is negative
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_displacement(darray_t a, int64_t disp);
+DARRAY_API int darray_set_displacement(darray_t a, int64_t disp);
 
 /**
  * Describe how the local piece sits in memory (local, before commit).
@@ -391,7 +402,7 @@ int darray_set_displacement(darray_t a, int64_t disp);
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_set_memory_layout(darray_t a, darray_order_t order,
+DARRAY_API int darray_set_memory_layout(darray_t a, darray_order_t order,
                              const int64_t ghost[], const int64_t padded[]);
 
 /**
@@ -416,7 +427,7 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  * \retval DARRAY_ENOMEM out of memory
  */
-int darray_commit(darray_t a);
+DARRAY_API int darray_commit(darray_t a);
 
 /** @} */
 
@@ -432,7 +443,7 @@ int darray_commit(darray_t a);
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]);
+DARRAY_API int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]);
 
 /**
  * Size of one element in bytes.
@@ -443,7 +454,7 @@ int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]);
  * \retval DARRAY_ETYPE opaque type whose size was never set
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_elem_size(darray_t a, int64_t *size);
+DARRAY_API int darray_elem_size(darray_t a, int64_t *size);
 
 /**
  * The process grid (after commit). For MULTIPARTITION: 1 on NONE dimensions
@@ -455,7 +466,7 @@ int darray_elem_size(darray_t a, int64_t *size);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_grid(darray_t a, int psizes[]);
+DARRAY_API int darray_grid(darray_t a, int psizes[]);
 
 /**
  * Number of local cells: 1 for BLOCK/CYCLIC/NONE (0 when the process owns
@@ -467,7 +478,7 @@ int darray_grid(darray_t a, int psizes[]);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_num_cells(darray_t a, int *ncells);
+DARRAY_API int darray_num_cells(darray_t a, int *ncells);
 
 /**
  * Interior shape of one local cell (no ghosts).
@@ -481,7 +492,7 @@ int darray_num_cells(darray_t a, int *ncells);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_local_shape(darray_t a, int cell, int64_t lshape[]);
+DARRAY_API int darray_local_shape(darray_t a, int cell, int64_t lshape[]);
 
 /**
  * Global index of the first interior element of a local cell, and the
@@ -496,7 +507,7 @@ int darray_local_shape(darray_t a, int cell, int64_t lshape[]);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_local_start(darray_t a, int cell, int64_t start[]);
+DARRAY_API int darray_local_start(darray_t a, int cell, int64_t start[]);
 
 /**
  * Number of elements this process owns (interiors only).
@@ -507,7 +518,7 @@ int darray_local_start(darray_t a, int cell, int64_t start[]);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_local_count(darray_t a, int64_t *count);
+DARRAY_API int darray_local_count(darray_t a, int64_t *count);
 
 /**
  * Bytes of the local buffer, ghosts and padding included: what the caller
@@ -520,7 +531,7 @@ int darray_local_count(darray_t a, int64_t *count);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_local_bytes(darray_t a, int64_t *bytes);
+DARRAY_API int darray_local_bytes(darray_t a, int64_t *bytes);
 
 /**
  * Who owns a global element and where it sits there.
@@ -539,7 +550,7 @@ int darray_local_bytes(darray_t a, int64_t *bytes);
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
+DARRAY_API int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
                   int64_t lidx[], int64_t *offset);
 
 /**
@@ -555,7 +566,7 @@ int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
+DARRAY_API int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
                         int64_t gidx[]);
 
 /**
@@ -570,7 +581,7 @@ int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
  * \retval DARRAY_ESTATE the array is not committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  */
-int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
+DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
 
 /** @} */
 
@@ -655,7 +666,7 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  *    in the buffer straight from it, so any limit holds for them; elements
  *    strided in memory are copied whole, and two-phase buffers hold whole
  *    elements (a chunk and a message, at least). A call that cannot stay
- *    within the limit is refused with #DARRAY_ELIMIT before any byte moves,
+ *    within the limit is refused with `DARRAY_ELIMIT` before any byte moves,
  *    and the message names the size it needs; when the planner chose the
  *    strategy (`darray_strategy` = `auto`, no `romio_cb_*` = `enable`),
  *    direct runs take over instead;
@@ -692,7 +703,7 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset);
  * \retval DARRAY_EREMOTE the open failed on another process
  * \retval DARRAY_ENOMEM out of memory
  */
-int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
+DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *f);
 
 /**
@@ -706,7 +717,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
  * \retval DARRAY_EIO closing failed on this or another process
  * \retval DARRAY_EBADHANDLE \p *f is not a live handle
  */
-int darray_file_close(darray_file_t *f);
+DARRAY_API int darray_file_close(darray_file_t *f);
 
 /**
  * Flush written data to stable storage (collective).
@@ -717,7 +728,7 @@ int darray_file_close(darray_file_t *f);
  *         (MPI_File_sync refuses such files)
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
-int darray_file_sync(darray_file_t f);
+DARRAY_API int darray_file_sync(darray_file_t f);
 
 /**
  * Write every process's local piece of an array (collective).
@@ -755,7 +766,7 @@ int darray_file_sync(darray_file_t f);
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
-int darray_write(darray_file_t f, darray_t a, const void *buf);
+DARRAY_API int darray_write(darray_file_t f, darray_t a, const void *buf);
 
 /**
  * Read every process's local piece of an array (collective).
@@ -781,7 +792,7 @@ int darray_write(darray_file_t f, darray_t a, const void *buf);
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
-int darray_read(darray_file_t f, darray_t a, void *buf);
+DARRAY_API int darray_read(darray_file_t f, darray_t a, void *buf);
 
 /**
  * Write a rectangular section of the global array (collective).
@@ -826,7 +837,7 @@ int darray_read(darray_file_t f, darray_t a, void *buf);
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
-int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
+DARRAY_API int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
                          const int64_t count[], darray_order_t order,
                          const void *buf);
 
@@ -859,7 +870,7 @@ int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
-int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
+DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
                         const int64_t count[], darray_order_t order,
                         void *buf);
 
@@ -894,7 +905,7 @@ int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
-int darray_explain(darray_file_t f, darray_t a, int write, FILE *out);
+DARRAY_API int darray_explain(darray_file_t f, darray_t a, int write, FILE *out);
 
 /**
  * This process's I/O counters for a file (local).
@@ -904,7 +915,7 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out);
  * \retval DARRAY_ENULL \p stats is NULL
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
-int darray_file_get_stats(darray_file_t f, darray_stats_t *stats);
+DARRAY_API int darray_file_get_stats(darray_file_t f, darray_stats_t *stats);
 
 /**
  * Zero this process's I/O counters for a file (local).
@@ -912,7 +923,7 @@ int darray_file_get_stats(darray_file_t f, darray_stats_t *stats);
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
-int darray_file_reset_stats(darray_file_t f);
+DARRAY_API int darray_file_reset_stats(darray_file_t f);
 
 /**
  * The value a hint has on an open file after defaults, \p info and
@@ -927,7 +938,7 @@ int darray_file_reset_stats(darray_file_t f);
  * \retval DARRAY_EINVAL \p len is too small for the value
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
-int darray_file_get_hint(darray_file_t f, const char *key, char *value,
+DARRAY_API int darray_file_get_hint(darray_file_t f, const char *key, char *value,
                          int len);
 
 /** @} */
@@ -1107,7 +1118,7 @@ typedef struct darray_advice {
  * On failure darray_errmsg(NULL) names the bad argument, such as
  * "consumers[1] (cols): dargs[0] = -5: ...".
  */
-int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
+DARRAY_API int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
                           int nconsumers, const darray_consumer_t consumers[],
                           darray_advice_t *advice,
                           darray_consumer_verdict_t verdicts[]);
@@ -1133,7 +1144,7 @@ int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
  *         DARRAY_EDIST, DARRAY_EGRID, DARRAY_EMPI, DARRAY_ENOMEM as for
  *         darray_advise_storage()
  */
-int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
+DARRAY_API int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
                         int nconsumers, const darray_consumer_t consumers[],
                         const int perm[], darray_advice_t *advice,
                         darray_consumer_verdict_t verdicts[]);
@@ -1156,7 +1167,7 @@ int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
  *         DARRAY_EDIST, DARRAY_EGRID, DARRAY_EMPI, DARRAY_ENOMEM as for
  *         darray_advise_storage()
  */
-int darray_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
+DARRAY_API int darray_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
                          int nconsumers, const darray_consumer_t consumers[],
                          FILE *out);
 

@@ -8,6 +8,10 @@
 #ifndef DARRAYIO_INTERNAL_H
 #define DARRAYIO_INTERNAL_H
 
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* configure's results (HAVE_ZLIB, ...) */
+#endif
+
 #include "darrayio.h"
 
 #include <stdarg.h>
