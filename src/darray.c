@@ -77,6 +77,7 @@ int darray__check_shape(int ndims, const int64_t gsizes[], darray_type_t type,
 static void set_defaults(darray_t a, int ndims, const int64_t gsizes[],
                          darray_type_t type) {
   a->magic = DARRAY_MAGIC_ARRAY;
+  a->id = darray__next_id();
   a->ndims = ndims;
   a->type = type;
   a->esize = type_size(type);

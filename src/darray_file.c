@@ -163,8 +163,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     free(f);
     return rc;
   }
-  static uint64_t opened;
-  f->id = ++opened;
+  f->id = darray__next_id();
   f->magic = DARRAY_MAGIC_FILE;
   *out = f;
   return DARRAY_SUCCESS;

@@ -150,18 +150,40 @@ static int say_plan(const xfer_t *x, const region_t *g,
  * committed array, the operation and the file's hints: not on the
  * displacement, which may change between calls (BTIO: one per dump), since
  * every term of the planner is a difference of file offsets. */
+#define DARRAY_PLAN_MEMO 4 /* arrays remembered per file and operation */
+
+/* The file's remembered decision for array a, or NULL. */
+static const strategy_t **memo_of(darray_file_t f, const struct darray_s *a,
+                                  int w) {
+  for (int k = 0; k < DARRAY_PLAN_MEMO; k++)
+    if (f->plan_memo[w][k].array == a->id)
+      return &f->plan_memo[w][k].s;
+  return NULL;
+}
+
+/* Remember a decision, replacing the oldest entry. */
+static void memo_keep(darray_file_t f, const struct darray_s *a, int w,
+                      const strategy_t *s) {
+  const strategy_t **m = memo_of(f, a, w);
+  if (m == NULL) {
+    int k = f->memo_next[w];
+    f->memo_next[w] = (k + 1) % DARRAY_PLAN_MEMO;
+    f->plan_memo[w][k].array = a->id;
+    m = &f->plan_memo[w][k].s;
+  }
+  *m = s;
+}
+
 static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
-  darray_t a = (darray_t)x->a;
   int w = x->write;
-  if (g == NULL && a->plan_memo[w].file == x->f->id) {
-    *s = a->plan_memo[w].s;
+  const strategy_t **m = g == NULL ? memo_of(x->f, x->a, w) : NULL;
+  if (m != NULL) {
+    *s = *m;
     return DARRAY_SUCCESS;
   }
   int rc = darray__plan_choose(x, s);
-  if (rc == DARRAY_SUCCESS && g == NULL) {
-    a->plan_memo[w].file = x->f->id;
-    a->plan_memo[w].s = *s;
-  }
+  if (rc == DARRAY_SUCCESS && g == NULL)
+    memo_keep(x->f, x->a, w, *s);
   return rc;
 }
 
@@ -258,16 +280,15 @@ static int xfer_begin(xfer_t *x, const region_t *g) {
     /* the planner's choice needs more memory than darray_temp_limit
      * allows (or larger MPI counts than exist); direct runs need at most
      * one element of buffer, none for cells contiguous in memory */
-    darray_t a = (darray_t)x->a;
+    const struct darray_s *a = x->a;
     if (verbose() && a->rank == 0)
       fprintf(stderr, "darrayio: %s: strategy direct instead of %s: %s\n",
               call_name(x, g), s->name, x->f->errmsg);
     s = &darray__strategy_direct;
     x->f->errmsg[0] = '\0';
     rc = begin_with(x, g, s, DARRAY_SUCCESS);
-    if (rc == DARRAY_SUCCESS && g == NULL &&
-        a->plan_memo[x->write].file == x->f->id)
-      a->plan_memo[x->write].s = s; /* the same refusal every time */
+    if (rc == DARRAY_SUCCESS && g == NULL)
+      memo_keep(x->f, a, x->write, s); /* the same refusal every time */
   }
   x->failed_early = rc != DARRAY_SUCCESS;
   return rc;

@@ -149,22 +149,3 @@ int darray__agree_first(MPI_Comm comm, int code, char *msg,
 int darray__agree(MPI_Comm comm, int code, char *msg) {
   return agree(comm, code, msg, NULL, 0, NULL, NULL);
 }
-
-uint64_t darray__hash(uint64_t h, const void *p, size_t n) {
-  const unsigned char *c = p;
-  if (h == 0)
-    h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) {
-    h ^= c[i];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-bool darray__mul_ok(int64_t a, int64_t b, int64_t *r) {
-  return !__builtin_mul_overflow(a, b, r);
-}
-
-bool darray__add_ok(int64_t a, int64_t b, int64_t *r) {
-  return !__builtin_add_overflow(a, b, r);
-}

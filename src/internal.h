@@ -135,13 +135,7 @@ typedef struct darray_s {
   int64_t local_count;
   int64_t local_bytes;
   int64_t desc_hash; /* of the parts every process must share */
-  /* the planner's last whole-array decision per operation (read, write)
-   * and the file it was made for (darray_xfer.c): a committed array and a
-   * file's hints never change, so it holds until another file is used */
-  struct {
-    uint64_t file; /* the file's id; 0: none */
-    const struct strategy *s;
-  } plan_memo[2];
+  uint64_t id; /* unique in the process (darray__next_id) */
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_s_t;
 
@@ -474,7 +468,16 @@ typedef struct darray_file_s {
   int mode;
   darray_hints_t hints;
   bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
-  uint64_t id;        /* unique per open in this process, from 1 */
+  uint64_t id;        /* unique in the process (darray__next_id) */
+  /* the planner's whole-array decisions on this file, per operation
+   * (read, write) for the last DARRAY_PLAN_MEMO arrays used with it
+   * (darray_xfer.c): a committed array and the file's hints never change,
+   * so a decision holds for the file's life */
+  struct {
+    uint64_t array; /* the array's id; 0: none */
+    const struct strategy *s;
+  } plan_memo[2][4];
+  int memo_next[2];
   io_file_t io;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
@@ -649,8 +652,11 @@ DARRAY_HIDDEN int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
                                             int64_t *ns);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 
-/* 64-bit FNV-1a hash of bytes, continuing from h (start with 0). */
+/* 64-bit FNV-1a hash of bytes, continuing from h (start with 0; util.c). */
 DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
+
+/* A new handle id, unique in the process, from 1 (util.c). */
+DARRAY_HIDDEN uint64_t darray__next_id(void);
 
 /* Checked 64-bit arithmetic: return false on overflow. */
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);

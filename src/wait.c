@@ -17,6 +17,7 @@
 #include "internal.h"
 
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -61,12 +62,27 @@ int darray__wait(MPI_Request *req) { return darray__wait_all(1, req); }
  * whose attribute is missing (its lookup or keeping failed) makes every
  * process measure again: darray_file_open agrees on misses.
  */
-static int sync_keyval = MPI_KEYVAL_INVALID;
+static _Atomic int sync_keyval = MPI_KEYVAL_INVALID;
 
 static int free_cost(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)comm, (void)keyval, (void)extra;
   free(attr);
   return MPI_SUCCESS;
+}
+
+/* The keyval, created once: two threads that race to create it keep one
+ * and free the other. */
+static int cost_keyval(void) {
+  int k = atomic_load(&sync_keyval), mine;
+  if (k != MPI_KEYVAL_INVALID)
+    return k;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_cost, &mine,
+                             NULL) != MPI_SUCCESS)
+    return MPI_KEYVAL_INVALID;
+  if (atomic_compare_exchange_strong(&sync_keyval, &k, mine))
+    return mine;
+  MPI_Comm_free_keyval(&mine);
+  return k; /* another thread's */
 }
 
 /* Cores this process may run on. */
@@ -124,8 +140,9 @@ static int measure_sync(MPI_Comm comm, int64_t *ns) {
 bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns) {
   int found = 0;
   int64_t *cached = NULL;
-  if (sync_keyval == MPI_KEYVAL_INVALID ||
-      MPI_Comm_get_attr(user_comm, sync_keyval, &cached, &found) !=
+  int key = atomic_load(&sync_keyval);
+  if (key == MPI_KEYVAL_INVALID ||
+      MPI_Comm_get_attr(user_comm, key, &cached, &found) !=
           MPI_SUCCESS ||
       !found)
     return false;
@@ -138,16 +155,13 @@ int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
   int rc = measure_sync(comm, ns);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (sync_keyval == MPI_KEYVAL_INVALID &&
-      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_cost, &sync_keyval,
-                             NULL) != MPI_SUCCESS) {
-    sync_keyval = MPI_KEYVAL_INVALID;
+  int key = cost_keyval();
+  if (key == MPI_KEYVAL_INVALID)
     return DARRAY_SUCCESS; /* measured, not kept */
-  }
   int64_t *cached = malloc(sizeof *cached);
   if (cached != NULL) {
     *cached = *ns;
-    if (MPI_Comm_set_attr(user_comm, sync_keyval, cached) != MPI_SUCCESS)
+    if (MPI_Comm_set_attr(user_comm, key, cached) != MPI_SUCCESS)
       free(cached);
   }
   return DARRAY_SUCCESS;

@@ -301,6 +301,47 @@ static void decision_per_file(const char *path) {
     darray_file_close(&f[i]);
 }
 
+/* The file remembers its decisions per array: five arrays (more than it
+ * keeps), conforming row blocks and interleaved CYCLIC(1) columns in
+ * turn, written in two rounds on one file, each get their own strategy
+ * every time (a memo keyed by anything but the array hands one array's
+ * decision to the other). */
+static void decision_per_array(const char *path) {
+  if (tu_nprocs() < 2)
+    return; /* at one process every pattern conforms: nothing to tell */
+  darray_file_t f;
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR,
+                         MPI_INFO_NULL, &f));
+  darray_t a[5];
+  char first[5][16], *buf[5];
+  for (int i = 0; i < 5; i++) {
+    a[i] = make(i % 2 ? CYCLIC : ROWBLOCK, DARRAY_ORDER_C, 128);
+    int64_t nb;
+    TU_OK(darray_local_bytes(a[i], &nb));
+    buf[i] = calloc(1, (size_t)nb + 1);
+  }
+  for (int round = 0; round < 2; round++)
+    for (int k = 0; k < 5; k++) {
+      int i = round == 0 ? k : 4 - k;
+      darray_stats_t st;
+      TU_OK(darray_file_reset_stats(f));
+      TU_OK(darray_write(f, a[i], buf[i]));
+      TU_OK(darray_file_get_stats(f, &st));
+      if (round == 0)
+        snprintf(first[i], sizeof first[i], "%s", st.strategy);
+      else if (!TU_EQ_STR(st.strategy, first[i]))
+        TU_FAIL("array %d: %s the second time, %s the first", i,
+                st.strategy, first[i]);
+    }
+  TU_EQ_STR(first[0], "direct"); /* row blocks conform */
+  TU_EQ_STR(first[1], "twophase"); /* CYCLIC(1) columns interleave */
+  for (int i = 0; i < 5; i++) {
+    free(buf[i]);
+    darray_free(&a[i]);
+  }
+  darray_file_close(&f);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   char path[512];
@@ -317,6 +358,7 @@ int main(int argc, char **argv) {
   model_by_hand(path);
   sieve_estimate_matches(path);
   decision_per_file(path);
+  decision_per_array(path);
   { /* what writes do about other writers, per darray_concurrent_writers
      * and back end (both lock here) */
     static const struct {
