@@ -1176,7 +1176,9 @@ static void check_write_stats(const rwcase_t *c, const local_t *L,
     TU_EQ_I64(st->bytes_written, L->count * types[c->tindex].esize);
     TU_EQ_I64(st->bytes_exchanged, 0);
   }
-  TU_EQ_I64(st->meta_bytes_exchanged, 0); /* design: no metadata exchange */
+  /* only data travels: an owner sends each of its bytes at most once */
+  TU_CHECK(st->bytes_exchanged >= 0 &&
+           st->bytes_exchanged <= L->count * types[c->tindex].esize);
   check_strategy(c, st);
 }
 
@@ -1218,7 +1220,10 @@ static int run_case(const rwcase_t *c, files_t *fs) {
     int nullbuf = L.count == 0 && c->null_if_empty;
 
     /* darrayio writes F1. */
-    int64_t counters[3] = {0, L.count, 0}, sums[3];
+    /* bytes written, elements, sieved writes; bytes sent by two-phase
+     * writes and by two-phase reads, and whether both were two-phase */
+    int64_t counters[6] = {0, L.count, 0, 0, 0, 0}, sums[6];
+    int wrote_twophase = 0;
     darray_file_t f = get_handle(fs, c, 1);
     if (f != NULL) {
       darray_stats_t st;
@@ -1231,6 +1236,8 @@ static int run_case(const rwcase_t *c, files_t *fs) {
       check_write_stats(c, &L, &st);
       counters[0] = st.bytes_written;
       counters[2] = strcmp(st.strategy, "sieve") == 0; /* may write holes */
+      counters[3] = st.bytes_exchanged;
+      wrote_twophase = strcmp(st.strategy, "twophase") == 0;
     }
     tu_compare_bytes(W, Wcopy, L.bytes, "write buffer unchanged by write");
 
@@ -1251,7 +1258,12 @@ static int run_case(const rwcase_t *c, files_t *fs) {
       TU_OK(darray_file_get_stats(f, &st));
       TU_EQ_I64(st.bytes_written, 0);
       TU_EQ_I64(st.calls, 1);
-      TU_EQ_I64(st.meta_bytes_exchanged, 0);
+      if (strcmp(st.strategy, "twophase") == 0) {
+        counters[4] = st.bytes_exchanged;
+        counters[5] = wrote_twophase;
+      } else {
+        TU_EQ_I64(st.bytes_exchanged, 0);
+      }
       check_strategy(c, &st);
     }
     if (L.bytes > 0 &&
@@ -1263,7 +1275,14 @@ static int run_case(const rwcase_t *c, files_t *fs) {
               rank, (long long)at, why);
     }
 
-    MPI_Allreduce(counters, sums, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(counters, sums, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    /* Two-phase both ways, same hints and extent, so the same file
+     * domains: the bytes outside their owner's domain go out once from
+     * the owners when writing and once from the aggregators when reading.
+     * Anything else sent (offset/length lists) would break the equality. */
+    if (sums[5] == tu_nprocs() && !TU_EQ_I64(sums[3], sums[4]))
+      fprintf(stderr, "[rank %d]   two-phase sent %lld bytes writing, %lld "
+              "reading\n", rank, (long long)sums[3], (long long)sums[4]);
     TU_EQ_I64(sums[1], total_elems(c));
     if (sums[2] == 0)
       TU_EQ_I64(sums[0], total_elems(c) * t->esize);
