@@ -604,6 +604,8 @@ static void test_matrix(const char *path) {
       mp_case(&c, v);
       run_case(&c, path, 2000 + v);
     }
+  else
+    tu_skip_part("multipartition cases", "MULTIPARTITION needs a square P");
 }
 
 /* ---- 2. concurrent interleaved writes ---------------------------------------
