@@ -37,8 +37,9 @@
  * darray_file_offset / darray_global_index are checked against the same
  * formulas; darray_file_get_stats: one call, the sum of bytes_written over
  * ranks exact, a rank's own bytes exact when it did its own I/O (no
- * collective buffering cycles), no metadata exchanged, forced strategies
- * obeyed.
+ * collective buffering cycles), only data exchanged (a writer sends at
+ * most its own bytes; two-phase writes and reads send the same total),
+ * forced strategies obeyed. The distribution formulas are dist_oracle.h's.
  *
  * Files are opened once per (back end, hint set) and reused: at 4 ranks on
  * 2 cores every collective call costs milliseconds.
@@ -48,6 +49,7 @@
  * Run: mpiexec -n 1..4 ./test_rw_matrix   (also as a singleton)
  */
 
+#include "dist_oracle.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -217,66 +219,29 @@ static int64_t eff_block(const rwcase_t *c, int d) {
   }
 }
 
-/* Owner coordinate and local index of global index g of dimension d. */
+/* The distribution of dimension d (dist_oracle.h): owner coordinate and
+ * local index of global index g, the inverse, and indices owned. */
 static void owner_of(const rwcase_t *c, int d, int64_t g, int *coord,
                      int64_t *local) {
-  int64_t b = eff_block(c, d);
-  int64_t p = c->grid[d];
-  switch (c->dist[d]) {
-  case DARRAY_DIST_BLOCK:
-    *coord = (int)(g / b);
-    *local = g % b;
-    break;
-  case DARRAY_DIST_CYCLIC:
-    *coord = (int)((g / b) % p);
-    *local = (g / (b * p)) * b + g % b;
-    break;
-  default:
-    *coord = 0;
-    *local = g;
-    break;
-  }
+  dor_owner_dim(c->dist[d], eff_block(c, d), c->grid[d], g, coord, local);
 }
 
-/* Global index of local index l at grid coordinate coord of dimension d. */
 static int64_t global_of(const rwcase_t *c, int d, int coord, int64_t l) {
-  int64_t b = eff_block(c, d);
-  int64_t p = c->grid[d];
-  switch (c->dist[d]) {
-  case DARRAY_DIST_BLOCK:
-    return coord * b + l;
-  case DARRAY_DIST_CYCLIC:
-    return ((l / b) * p + coord) * b + l % b;
-  default:
-    return l;
-  }
+  return dor_global_dim(c->dist[d], eff_block(c, d), c->grid[d], coord, l);
 }
 
-/* Number of indices of dimension d owned by coordinate coord (by counting). */
 static int64_t count_owned(const rwcase_t *c, int d, int coord) {
-  int64_t k = 0;
-  for (int64_t g = 0; g < c->gsizes[d]; g++) {
-    int o;
-    int64_t l;
-    owner_of(c, d, g, &o, &l);
-    k += (o == coord);
-  }
-  return k;
+  return dor_count_owned(c->dist[d], c->gsizes[d], eff_block(c, d),
+                         c->grid[d], coord);
 }
 
 /* Row-major grid coordinates of a rank, and back. */
 static void rank_coords(const rwcase_t *c, int rank, int coords[]) {
-  for (int d = c->ndims - 1; d >= 0; d--) {
-    coords[d] = rank % c->grid[d];
-    rank /= c->grid[d];
-  }
+  dor_rank_coords(c->ndims, c->grid, rank, coords);
 }
 
 static int coords_rank(const rwcase_t *c, const int coords[]) {
-  int r = 0;
-  for (int d = 0; d < c->ndims; d++)
-    r = r * c->grid[d] + coords[d];
-  return r;
+  return dor_coords_rank(c->ndims, c->grid, coords);
 }
 
 /* Everything a rank's local piece looks like. */
