@@ -7,11 +7,9 @@
  * every global element and applies the definitions:
  *  - file offset: disp + esize * (linear index in the storage order perm,
  *    perm[0] slowest);
- *  - BLOCK(b)/CYCLIC(b): grid coordinate (g / b) mod p, local index
- *    (g / (b p)) b + g mod b; NONE: everything on coordinate 0;
- *    rank = row-major position of the coordinates in the grid;
- *  - MULTIPARTITION (BTIO.md): slabs from running sums (the first n mod q one
- *    point larger), owner ((x - z) mod q) + q ((y + z) mod q), cell z;
+ *  - the distributions as dist_oracle.h reads them (BLOCK/CYCLIC/NONE per
+ *    dimension, row-major ranks, MULTIPARTITION slabs and owners), the
+ *    cell of a MULTIPARTITION element being its z slab;
  *  - memory: each cell an array of extents padded[d] (or interior + 2 ghost),
  *    in C or Fortran order, interior starting at ghost[d]; cells one after
  *    another; a cell that owns nothing takes no bytes.
@@ -21,6 +19,7 @@
 #ifndef DARRAYIO_LAYOUT_ORACLE_H
 #define DARRAYIO_LAYOUT_ORACLE_H
 
+#include "dist_oracle.h"
 #include "internal.h"
 #include "testutil.h"
 
@@ -51,8 +50,6 @@ typedef struct lo_run {
   int64_t foff, len;
 } lo_run_t;
 
-static inline int lo_mod(int a, int q) { return ((a % q) + q) % q; }
-
 static inline int64_t lo_nelems(const lo_array_t *A) {
   int64_t n = 1;
   for (int d = 0; d < A->ndims; d++)
@@ -77,32 +74,6 @@ static inline int64_t lo_file_offset(const lo_array_t *A, const int64_t g[]) {
   return A->disp + L * A->esize;
 }
 
-/* Slab s of q over n: start and length by running sums. */
-static inline void lo_slab(int64_t n, int q, int s, int64_t *start,
-                           int64_t *len) {
-  int64_t pos = 0;
-  *start = *len = 0;
-  for (int t = 0; t < q; t++) {
-    int64_t l = n / q + (t < n % q ? 1 : 0);
-    if (t == s) {
-      *start = pos;
-      *len = l;
-      return;
-    }
-    pos += l;
-  }
-}
-
-static inline int lo_slab_of(int64_t n, int q, int64_t g) {
-  for (int s = 0; s < q; s++) {
-    int64_t st, ln;
-    lo_slab(n, q, s, &st, &ln);
-    if (g >= st && g < st + ln)
-      return s;
-  }
-  return -1;
-}
-
 /* Owner rank, cell and interior index of global element g. */
 static inline void lo_owner(const lo_array_t *A, const int64_t g[], int *rank,
                             int *cell, int64_t lidx[]) {
@@ -113,27 +84,21 @@ static inline void lo_owner(const lo_array_t *A, const int64_t g[], int *rank,
         lidx[d] = g[d];
         continue;
       }
-      int s = lo_slab_of(A->gsizes[d], A->q, g[d]);
+      int s = dor_slab_of(A->gsizes[d], A->q, g[d]);
       int64_t st, ln;
-      lo_slab(A->gsizes[d], A->q, s, &st, &ln);
+      dor_slab(A->gsizes[d], A->q, s, &st, &ln);
       lidx[d] = g[d] - st;
       xyz[m++] = s;
     }
-    *rank =
-        lo_mod(xyz[0] - xyz[2], A->q) + A->q * lo_mod(xyz[1] + xyz[2], A->q);
+    *rank = dor_owner_of_cell(A->q, xyz);
     *cell = xyz[2];
     return;
   }
-  int r = 0;
-  for (int d = 0; d < A->ndims; d++) {
-    int p = A->psizes[d];
-    int64_t b = A->dist[d] == DARRAY_DIST_NONE ? A->gsizes[d] : A->block[d];
-    int c = A->dist[d] == DARRAY_DIST_NONE ? 0 : (int)((g[d] / b) % p);
-    lidx[d] =
-        A->dist[d] == DARRAY_DIST_NONE ? g[d] : (g[d] / (b * p)) * b + g[d] % b;
-    r = r * p + c;
-  }
-  *rank = r;
+  int coords[DARRAY_MAX_DIMS];
+  for (int d = 0; d < A->ndims; d++)
+    dor_owner_dim(A->dist[d], A->block[d], A->psizes[d], g[d], &coords[d],
+                  &lidx[d]);
+  *rank = dor_coords_rank(A->ndims, A->psizes, coords);
   *cell = 0;
 }
 
@@ -147,7 +112,7 @@ static inline void lo_cell_shape(const lo_array_t *A, int rank, int cell,
     int xyz[3] = {-1, -1, cell};
     for (int x = 0; x < A->q; x++)
       for (int y = 0; y < A->q; y++)
-        if (lo_mod(x - cell, A->q) + A->q * lo_mod(y + cell, A->q) == rank) {
+        if (dor_owner_of_cell(A->q, (const int[3]){x, y, cell}) == rank) {
           xyz[0] = x;
           xyz[1] = y;
         }
@@ -158,25 +123,24 @@ static inline void lo_cell_shape(const lo_array_t *A, int rank, int cell,
         start[d] = 0;
         continue;
       }
-      lo_slab(A->gsizes[d], A->q, xyz[m++], &start[d], &lshape[d]);
+      dor_slab(A->gsizes[d], A->q, xyz[m++], &start[d], &lshape[d]);
     }
     return;
   }
   int coords[DARRAY_MAX_DIMS];
-  for (int d = A->ndims - 1, r = rank; d >= 0; d--) {
-    coords[d] = r % A->psizes[d];
-    r /= A->psizes[d];
-  }
+  dor_rank_coords(A->ndims, A->psizes, rank, coords);
   for (int d = 0; d < A->ndims; d++) {
-    int64_t b = A->dist[d] == DARRAY_DIST_NONE ? A->gsizes[d] : A->block[d];
-    int p = A->psizes[d];
     lshape[d] = 0;
     start[d] = 0;
-    for (int64_t g = A->gsizes[d] - 1; g >= 0; g--)
-      if ((int)((g / b) % p) == coords[d]) {
+    for (int64_t g = A->gsizes[d] - 1; g >= 0; g--) {
+      int c;
+      int64_t l;
+      dor_owner_dim(A->dist[d], A->block[d], A->psizes[d], g, &c, &l);
+      if (c == coords[d]) {
         lshape[d]++;
         start[d] = g;
       }
+    }
   }
 }
 

@@ -28,6 +28,7 @@
  * Run: mpiexec -n 1..4 ./test_multipart
  */
 
+#include "dist_oracle.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -48,27 +49,8 @@ static int isqrt_exact(int p) {
   return -1;
 }
 
-static int mod(int a, int q) { return ((a % q) + q) % q; }
-
-/* Slab s of q over n points: BTIO.md "Cell extents". */
-static void slab(int64_t n, int q, int s, int64_t *start, int64_t *len) {
-  int64_t size = n / q, excess = n % q;
-  *len = s < excess ? size + 1 : size;
-  *start =
-      s < excess ? s * (size + 1) : excess * (size + 1) + (s - excess) * size;
-}
-
-/* Slab numbers (x, y, z) of cell k of rank r. */
-static void cell_of(int q, int r, int k, int xyz[3]) {
-  xyz[0] = mod(r % q + k, q);
-  xyz[1] = mod(r / q - k, q);
-  xyz[2] = k;
-}
-
-/* Owner rank of cell (x, y, z): BTIO.md. */
-static int owner_of_cell(int q, const int xyz[3]) {
-  return mod(xyz[0] - xyz[2], q) + q * mod(xyz[1] + xyz[2], q);
-}
+/* Slabs, the cells of a rank and the owner of a cell: dist_oracle.h
+ * (BTIO.md "Cell extents"). */
 
 /* Box of one cell: low and extent per spatial dimension. */
 typedef struct cellbox {
@@ -77,9 +59,9 @@ typedef struct cellbox {
 } cellbox_t;
 
 static void cell_box(int64_t N, int q, int r, int k, cellbox_t *b) {
-  cell_of(q, r, k, b->xyz);
+  dor_cell_of(q, r, k, b->xyz);
   for (int s = 0; s < 3; s++)
-    slab(N, q, b->xyz[s], &b->low[s], &b->len[s]);
+    dor_slab(N, q, b->xyz[s], &b->low[s], &b->len[s]);
 }
 
 /* The value of component m of point (i, j, k) in dump d. */
@@ -209,13 +191,13 @@ static void bt_check_locate(const btio_t *t, darray_t a) {
         int64_t pt[3] = {i, j, k}, low[3], len[3];
         for (int s = 0; s < 3; s++) {
           while (1) {
-            slab(N, t->q, xyz[s], &low[s], &len[s]);
+            dor_slab(N, t->q, xyz[s], &low[s], &len[s]);
             if (pt[s] < low[s] + len[s])
               break;
             xyz[s]++;
           }
         }
-        int want_rank = owner_of_cell(t->q, xyz);
+        int want_rank = dor_owner_of_cell(t->q, xyz);
         int want_cell = xyz[2]; /* cells are numbered by increasing z */
         int rank = -1, cell = -1;
         int64_t lidx[4] = {-1, -1, -1, -1}, moff = -1, foff = -1;
@@ -388,13 +370,13 @@ typedef struct mpx {
 static void mpx_box(const mpx_t *t, int q, int r, int k, int64_t low[4],
                     int64_t len[4]) {
   int xyz[3], s = 0;
-  cell_of(q, r, k, xyz);
+  dor_cell_of(q, r, k, xyz);
   for (int d = 0; d < t->ndims; d++) {
     if (d == t->nonedim) {
       low[d] = 0, len[d] = t->gsizes[d];
       continue;
     }
-    slab(t->gsizes[d], q, xyz[s++], &low[d], &len[d]);
+    dor_slab(t->gsizes[d], q, xyz[s++], &low[d], &len[d]);
   }
 }
 

@@ -37,6 +37,7 @@
  * Run: mpiexec -n 1..4 ./test_sieve   (TEST_PART=1..4 runs one part)
  */
 
+#include "dist_oracle.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -80,8 +81,6 @@ static int isqrt(int p) {
   return -1;
 }
 
-static int mod(int64_t a, int q) { return (int)(((a % q) + q) % q); }
-
 /* ---- the oracle: ownership from first principles -------------------------
  */
 
@@ -95,46 +94,15 @@ static int64_t eff_block(const tcase_t *c, int d) {
   return n;
 }
 
+/* The distribution of dimension d, as dist_oracle.h reads it. */
 static void owner_dim(const tcase_t *c, int d, int64_t g, int *coord,
                       int64_t *local) {
-  int64_t b = eff_block(c, d), p = c->grid[d];
-  if (c->dist[d] == DARRAY_DIST_BLOCK) {
-    *coord = (int)(g / b);
-    *local = g % b;
-  } else if (c->dist[d] == DARRAY_DIST_CYCLIC) {
-    *coord = (int)(g / b % p);
-    *local = g / (b * p) * b + g % b;
-  } else {
-    *coord = 0;
-    *local = g;
-  }
+  dor_owner_dim(c->dist[d], eff_block(c, d), c->grid[d], g, coord, local);
 }
 
 static int64_t count_owned(const tcase_t *c, int d, int coord) {
-  int64_t k = 0;
-  for (int64_t g = 0; g < c->g[d]; g++) {
-    int o;
-    int64_t l;
-    owner_dim(c, d, g, &o, &l);
-    k += o == coord;
-  }
-  return k;
-}
-
-/* MULTIPARTITION slab s of q over n points: the first n mod q are longer. */
-static void mp_slab(int64_t n, int q, int s, int64_t *start, int64_t *len) {
-  int64_t size = n / q, ex = n % q;
-  *len = s < ex ? size + 1 : size;
-  *start = s < ex ? s * (size + 1) : ex * (size + 1) + (s - ex) * size;
-}
-
-static int mp_slab_of(int64_t n, int q, int64_t g) {
-  for (int s = 0;; s++) {
-    int64_t st, len;
-    mp_slab(n, q, s, &st, &len);
-    if (g < st + len)
-      return s;
-  }
+  return dor_count_owned(c->dist[d], c->g[d], eff_block(c, d), c->grid[d],
+                         coord);
 }
 
 /* One local cell of a rank: interior box and allocation. */
@@ -165,18 +133,18 @@ static void local_of(const tcase_t *c, int rank, local_t *L) {
     int q = isqrt(tu_nprocs());
     L->ncells = q;
     for (int k = 0; k < q; k++) {
-      int xyz[3] = {(rank % q + k) % q, mod(rank / q - k, q), k};
+      int xyz[3];
+      dor_cell_of(q, rank, k, xyz);
       for (int d = 0; d < 3; d++)
-        mp_slab(c->g[d], q, xyz[d], &L->cell[k].low[d], &L->cell[k].len[d]);
+        dor_slab(c->g[d], q, xyz[d], &L->cell[k].low[d], &L->cell[k].len[d]);
     }
   } else {
     L->ncells = 1;
-    int r = rank;
-    for (int d = c->ndims - 1; d >= 0; d--) {
-      int co = r % c->grid[d];
-      r /= c->grid[d];
-      L->cell[0].len[d] = count_owned(c, d, co);
-      L->cell[0].low[d] = co; /* the coordinate, for non-MP */
+    int co[MAXD];
+    dor_rank_coords(c->ndims, c->grid, rank, co);
+    for (int d = 0; d < c->ndims; d++) {
+      L->cell[0].len[d] = count_owned(c, d, co[d]);
+      L->cell[0].low[d] = co[d]; /* the coordinate, for non-MP */
     }
   }
   for (int k = 0; k < L->ncells; k++) {
@@ -214,23 +182,20 @@ static void locate(const tcase_t *c, const local_t *all, const int64_t g[],
   if (is_mp(c)) {
     int q = isqrt(tu_nprocs()), xyz[3];
     for (int d = 0; d < 3; d++)
-      xyz[d] = mp_slab_of(c->g[d], q, g[d]);
+      xyz[d] = dor_slab_of(c->g[d], q, g[d]);
     int k = xyz[2];
-    *rank = mod(xyz[1] + k, q) * q + mod(xyz[0] - k, q);
+    *rank = dor_owner_of_cell(q, xyz);
     const cell_t *e = &all[*rank].cell[k];
     for (int d = 0; d < 3; d++)
       l[d] = g[d] - e->low[d];
     *moff = cell_off(c, e, l);
     return;
   }
-  int r = 0;
-  for (int d = 0; d < c->ndims; d++) {
-    int co;
-    owner_dim(c, d, g[d], &co, &l[d]);
-    r = r * c->grid[d] + co;
-  }
-  *rank = r;
-  *moff = cell_off(c, &all[r].cell[0], l);
+  int co[MAXD];
+  for (int d = 0; d < c->ndims; d++)
+    owner_dim(c, d, g[d], &co[d], &l[d]);
+  *rank = dor_coords_rank(c->ndims, c->grid, co);
+  *moff = cell_off(c, &all[*rank].cell[0], l);
 }
 
 static int64_t total_elems(const tcase_t *c) {
@@ -604,6 +569,8 @@ static void test_matrix(const char *path) {
       mp_case(&c, v);
       run_case(&c, path, 2000 + v);
     }
+  else
+    tu_skip_part("multipartition cases", "MULTIPARTITION needs a square P");
 }
 
 /* ---- 2. concurrent interleaved writes ---------------------------------------

@@ -18,6 +18,7 @@
 #define TU_MAX_PRINTED 40
 
 static int tu_rank_ = 0;
+static long tu_parts_skipped_ = 0; /* tu_skip_part calls */
 static int tu_nprocs_ = 1;
 static long tu_checks_ = 0;
 static long tu_failures_ = 0;
@@ -145,7 +146,11 @@ int tu_finish(void) {
   long total[2] = {0, 0};
   MPI_Allreduce(local, total, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (tu_rank_ == 0) {
-    printf("test %s: %ld checks, %ld failures\n", tu_name_, total[0], total[1]);
+    printf("test %s: %ld checks, %ld failures", tu_name_, total[0], total[1]);
+    if (tu_parts_skipped_ > 0)
+      printf(", %ld part%s skipped at P=%d", tu_parts_skipped_,
+             tu_parts_skipped_ > 1 ? "s" : "", tu_nprocs_);
+    printf("\n");
     fflush(stdout);
   }
   MPI_Finalize();
@@ -160,6 +165,15 @@ int tu_skip(const char *why) {
   }
   MPI_Finalize();
   return 77;
+}
+
+void tu_skip_part(const char *what, const char *why) {
+  tu_parts_skipped_++;
+  if (tu_rank_ == 0) {
+    printf("test %s: SKIP part %s at P=%d (%s)\n", tu_name_, what, tu_nprocs_,
+           why);
+    fflush(stdout);
+  }
 }
 
 int tu_rank(void) { return tu_rank_; }

@@ -86,6 +86,11 @@ int tu_finish(void);
 /* Collective: print "test NAME: SKIP (why)" on rank 0, MPI_Finalize, return
  * 77 (Automake's skip code). */
 int tu_skip(const char *why);
+/* A part of a test that cannot run at this process count (the rest
+ * runs): print "test NAME: SKIP part WHAT at P=N (why)" on rank 0 and
+ * count it in tu_finish's summary, so that a part never passes silently
+ * by not running. Call it on every rank alike. */
+void tu_skip_part(const char *what, const char *why);
 
 int tu_rank(void);   /* rank in MPI_COMM_WORLD */
 int tu_nprocs(void); /* size of MPI_COMM_WORLD */
