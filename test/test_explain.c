@@ -367,8 +367,11 @@ static void decision_per_file(const char *path) {
  * every time (a memo keyed by anything but the array hands one array's
  * decision to the other). */
 static void decision_per_array(const char *path) {
-  if (tu_nprocs() < 2)
-    return; /* at one process every pattern conforms: nothing to tell */
+  if (tu_nprocs() < 2) {
+    tu_skip_part("decision per array",
+                 "at one process every pattern conforms: nothing to tell");
+    return;
+  }
   darray_file_t f;
   TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR,
                          MPI_INFO_NULL, &f));
