@@ -137,10 +137,10 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
  * hand and the hints that would change it are named. */
 /* What a write does about other writers of the file (io_lock.c). */
 static void concurrency(const struct darray_file_s *f, FILE *out) {
-  static const char *const mode[] = {"locked", "none", "unlocked"};
-  const char *m = mode[f->hints.concurrency];
   if (!(f->mode & DARRAY_MODE_RDWR))
     return; /* a read-only handle writes nothing */
+  char m[16]; /* the hint's own name for the mode (hints.c) */
+  darray__hints_get(&f->hints, "darray_concurrent_writers", m, sizeof m);
   if (f->io.locks)
     fprintf(out, "  concurrent writers: %s: writes hold shared byte-range "
                  "locks, a read-modify-write an exclusive one\n", m);
