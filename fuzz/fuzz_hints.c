@@ -11,7 +11,8 @@
  *
  * Build and run: fuzz/run.sh (libFuzzer), or see fuzz/README.md.
  */
-#include "internal.h"
+#include "hints.h"
+#include "io/io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

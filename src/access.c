@@ -5,7 +5,7 @@
  * Strategies see only cells (section_t), whoever they belong to, so the
  * same code serves whole arrays and sections.
  */
-#include "internal.h"
+#include "strategy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +14,9 @@ void darray__section_box(const struct darray_s *a, const int64_t start[],
                          const int64_t count[], darray_order_t order,
                          section_t *s) {
   memset(s, 0, sizeof *s);
-  int64_t stride = a->esize;
-  for (int i = 0; i < a->ndims; i++) {
-    int d = order == DARRAY_ORDER_FORTRAN ? i : a->ndims - 1 - i;
+  int64_t stride = a->d.esize;
+  for (int i = 0; i < a->d.ndims; i++) {
+    int d = order == DARRAY_ORDER_FORTRAN ? i : a->d.ndims - 1 - i;
     darray__dist_set_range(&s->set[d], start[d], count[d]);
     s->mem_stride[d] = stride;
     stride *= count[d];
@@ -39,7 +39,7 @@ bool darray__boxes_meet(const int64_t *p, const int64_t *q, int nd) {
 int darray__boxes_depth(const xfer_t *x) {
   if (x->boxes == NULL)
     return 1;
-  int nd = x->a->ndims, P = x->a->nprocs, most = 1;
+  int nd = x->a->d.ndims, P = x->a->d.nprocs, most = 1;
   for (int i = 0; i < P; i++) {
     int n = 0;
     for (int j = 0; j < P; j++)
@@ -62,14 +62,14 @@ int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
     return DARRAY_SUCCESS;
   }
   if (x->boxes == NULL)
-    return darray__dist_sections(x->a, r, sec, nsec);
+    return darray__dist_sections(&x->a->d, r, sec, nsec);
   section_t *s = malloc(sizeof *s);
   if (s == NULL)
     return DARRAY_ENOMEM;
-  const int64_t *b = x->boxes + (size_t)r * 2 * (size_t)x->a->ndims;
+  const int64_t *b = x->boxes + (size_t)r * 2 * (size_t)x->a->d.ndims;
   /* the memory order of another process's buffer does not matter here:
    * only file offsets of its runs are used */
-  darray__section_box(x->a, b, b + x->a->ndims, DARRAY_ORDER_C, s);
+  darray__section_box(x->a, b, b + x->a->d.ndims, DARRAY_ORDER_C, s);
   *sec = s;
   *nsec = 1;
   return DARRAY_SUCCESS;

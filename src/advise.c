@@ -2,15 +2,15 @@
  * advise.c - the storage advisor: which storage order suits the programs
  * that will read a dataset.
  *
- * Each consumer's array is described on paper (a struct darray_s with the
- * consumer's process count and no communicator), resolved as darray_commit
- * resolves a real one, and judged under every candidate order with the
+ * Each consumer's array is a description on paper (darray_desc_t, with the
+ * consumer's process count), resolved as darray_commit resolves a real one, and judged under every candidate order with the
  * planner's own analysis (layout_analysis.c): the sections of every rank,
  * their runs and extents in closed form, the interleave test and the
  * conformance test. Nothing is communicated and nothing grows with the
  * number of elements.
  */
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -25,7 +25,7 @@
 
 /* One consumer's array, on paper, and room for its ranks' numbers. */
 typedef struct consumer {
-  struct darray_s a;
+  darray_desc_t a;
   layout_rank_t *rr; /* a.nprocs entries */
 } consumer_t;
 
@@ -76,8 +76,8 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
                           int64_t esize, char *msg) {
   const darray_consumer_t *c = &adv->c[i];
   consumer_t *cs = &adv->cs[i];
-  struct darray_s *a = &cs->a;
-  char what[DARRAY_ERRMSG_LEN];
+  darray_desc_t *a = &cs->a;
+  char what[DARRAY_ERRMSG_LEN], err[DARRAY_ERRMSG_LEN];
   int nd = adv->ndims;
   if (!isfinite(c->weight) || c->weight < 0) {
     snprintf(what, sizeof what, "weight = %g: a weight must be finite and "
@@ -93,16 +93,14 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
   int64_t dargs[DARRAY_MAX_DIMS] = {0};
   for (int d = 0; d < nd; d++)
     dargs[d] = c->dargs[d] == 0 ? DARRAY_DEFAULT_ARG : c->dargs[d];
-  int rc = darray__check_distribution(nd, c->dist, dargs, a->errmsg);
+  int rc = darray__check_distribution(nd, c->dist, dargs, err);
   if (rc != DARRAY_SUCCESS)
-    return consumer_err(msg, rc, i, c, a->errmsg);
+    return consumer_err(msg, rc, i, c, err);
   for (int d = 0; d < nd; d++)
     if (c->psizes[d] < 0) {
       snprintf(what, sizeof what, "psizes[%d] = %d is < 0", d, c->psizes[d]);
       return consumer_err(msg, DARRAY_EGRID, i, c, what);
     }
-  a->comm = MPI_COMM_NULL;
-  a->rank = 0;
   a->nprocs = c->nprocs;
   a->ndims = nd;
   a->type = DARRAY_OPAQUE;
@@ -116,9 +114,9 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
     a->psizes[d] = c->psizes[d];
     a->perm[d] = d;
   }
-  rc = darray__desc_resolve(a);
+  rc = darray__desc_resolve(a, err);
   if (rc != DARRAY_SUCCESS)
-    return consumer_err(msg, rc, i, c, a->errmsg);
+    return consumer_err(msg, rc, i, c, err);
   cs->rr = malloc(sizeof *cs->rr * (size_t)c->nprocs);
   if (cs->rr == NULL)
     return darray__err(msg, DARRAY_ENOMEM, "out of memory for %d processes "
@@ -172,9 +170,10 @@ static int advisor_init(advisor_t *adv, int ndims, const int64_t gsizes[],
 /* One consumer's verdict and numbers under storage order perm. */
 static int judge(consumer_t *cs, const int perm[],
                  darray_consumer_verdict_t *v) {
-  struct darray_s *a = &cs->a;
+  darray_desc_t *a = &cs->a;
   memcpy(a->perm, perm, sizeof(int) * (size_t)a->ndims);
-  int rc = darray__desc_strides(a);
+  char err[DARRAY_ERRMSG_LEN];
+  int rc = darray__desc_strides(a, err);
   if (rc != DARRAY_SUCCESS)
     return rc;
   memset(v, 0, sizeof *v);
@@ -484,7 +483,7 @@ static const char *perm_text(const int *p, int nd, char *buf, size_t n) {
   return buf;
 }
 
-static void dist_text(const struct darray_s *a, char *buf, size_t n) {
+static void dist_text(const darray_desc_t *a, char *buf, size_t n) {
   size_t k = 0;
   for (int d = 0; d < a->ndims && k < n; d++) {
     const char *sep = d ? " x " : "";

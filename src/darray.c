@@ -4,7 +4,8 @@
  * The dispatcher's job: check arguments, say which one is wrong, and make
  * every collective call end with the same code on every process.
  */
-#include "internal.h"
+#include "array.h"
+#include "agree.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -78,16 +79,16 @@ static void set_defaults(darray_t a, int ndims, const int64_t gsizes[],
                          darray_type_t type) {
   a->magic = DARRAY_MAGIC_ARRAY;
   a->id = darray__next_id();
-  a->ndims = ndims;
-  a->type = type;
-  a->esize = type_size(type);
-  a->file_order = DARRAY_ORDER_C;
-  a->mem_order = DARRAY_ORDER_C;
+  a->d.ndims = ndims;
+  a->d.type = type;
+  a->d.esize = type_size(type);
+  a->d.file_order = DARRAY_ORDER_C;
+  a->d.mem_order = DARRAY_ORDER_C;
   for (int d = 0; d < ndims; d++) {
-    a->gsizes[d] = gsizes[d];
-    a->dist[d] = DARRAY_DIST_BLOCK;
-    a->dargs[d] = DARRAY_DEFAULT_ARG;
-    a->perm[d] = d;
+    a->d.gsizes[d] = gsizes[d];
+    a->d.dist[d] = DARRAY_DIST_BLOCK;
+    a->d.dargs[d] = DARRAY_DEFAULT_ARG;
+    a->d.perm[d] = d;
   }
 }
 
@@ -131,7 +132,7 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
   a->comm = dup;
   MPI_Comm_set_errhandler(a->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(a->comm, &a->rank);
-  MPI_Comm_size(a->comm, &a->nprocs);
+  MPI_Comm_size(a->comm, &a->d.nprocs);
   set_defaults(a, ndims, gsizes, type);
   *out = a;
   return DARRAY_SUCCESS;
@@ -156,13 +157,13 @@ int darray_set_elem_size(darray_t a, int64_t size) {
   int rc = check_mutable(a);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (a->type != DARRAY_OPAQUE)
+  if (a->d.type != DARRAY_OPAQUE)
     return darray__err(a->errmsg, DARRAY_ETYPE,
                        "darray_set_elem_size: the type is not DARRAY_OPAQUE");
   if (size < 1)
     return darray__err(a->errmsg, DARRAY_ETYPE, "size = %lld is < 1",
                        (long long)size);
-  a->esize = size;
+  a->d.esize = size;
   return DARRAY_SUCCESS;
 }
 
@@ -202,12 +203,12 @@ int darray_set_distribution(darray_t a, const darray_dist_t dist[],
     return rc;
   if (dist == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "dist is NULL");
-  rc = darray__check_distribution(a->ndims, dist, dargs, a->errmsg);
+  rc = darray__check_distribution(a->d.ndims, dist, dargs, a->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  for (int d = 0; d < a->ndims; d++) {
-    a->dist[d] = dist[d];
-    a->dargs[d] = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;
+  for (int d = 0; d < a->d.ndims; d++) {
+    a->d.dist[d] = dist[d];
+    a->d.dargs[d] = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;
   }
   return DARRAY_SUCCESS;
 }
@@ -218,11 +219,11 @@ int darray_set_grid(darray_t a, const int psizes[]) {
     return rc;
   if (psizes == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "psizes is NULL");
-  for (int d = 0; d < a->ndims; d++)
+  for (int d = 0; d < a->d.ndims; d++)
     if (psizes[d] < 0)
       return darray__err(a->errmsg, DARRAY_EGRID, "psizes[%d] = %d is < 0",
                          d, psizes[d]);
-  memcpy(a->psizes, psizes, sizeof(int) * (size_t)a->ndims);
+  memcpy(a->d.psizes, psizes, sizeof(int) * (size_t)a->d.ndims);
   return DARRAY_SUCCESS;
 }
 
@@ -233,18 +234,18 @@ int darray_set_storage_order(darray_t a, darray_order_t order,
     return rc;
   int p[DARRAY_MAX_DIMS];
   if (order == DARRAY_ORDER_C || order == DARRAY_ORDER_FORTRAN) {
-    for (int i = 0; i < a->ndims; i++)
-      p[i] = order == DARRAY_ORDER_C ? i : a->ndims - 1 - i;
+    for (int i = 0; i < a->d.ndims; i++)
+      p[i] = order == DARRAY_ORDER_C ? i : a->d.ndims - 1 - i;
   } else if (order == DARRAY_ORDER_PERM) {
     if (perm == NULL)
       return darray__err(a->errmsg, DARRAY_ENULL,
                          "perm is NULL with DARRAY_ORDER_PERM");
     bool seen[DARRAY_MAX_DIMS] = {false};
-    for (int i = 0; i < a->ndims; i++) {
-      if (perm[i] < 0 || perm[i] >= a->ndims || seen[perm[i]])
+    for (int i = 0; i < a->d.ndims; i++) {
+      if (perm[i] < 0 || perm[i] >= a->d.ndims || seen[perm[i]])
         return darray__err(a->errmsg, DARRAY_EORDER,
                            "perm is not a permutation of 0..%d (perm[%d] = "
-                           "%d)", a->ndims - 1, i, perm[i]);
+                           "%d)", a->d.ndims - 1, i, perm[i]);
       seen[perm[i]] = true;
       p[i] = perm[i];
     }
@@ -252,8 +253,8 @@ int darray_set_storage_order(darray_t a, darray_order_t order,
     return darray__err(a->errmsg, DARRAY_EORDER,
                        "order = %d is not C, Fortran or PERM", (int)order);
   }
-  a->file_order = order;
-  memcpy(a->perm, p, sizeof(int) * (size_t)a->ndims);
+  a->d.file_order = order;
+  memcpy(a->d.perm, p, sizeof(int) * (size_t)a->d.ndims);
   return DARRAY_SUCCESS;
 }
 
@@ -264,7 +265,7 @@ int darray_set_displacement(darray_t a, int64_t disp) {
   if (disp < 0)
     return darray__err(a->errmsg, DARRAY_EDISP, "disp = %lld is negative",
                        (long long)disp);
-  a->disp = disp;
+  a->d.disp = disp;
   return DARRAY_SUCCESS;
 }
 
@@ -277,7 +278,7 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
     return darray__err(a->errmsg, DARRAY_EORDER,
                        "order = %d: memory order must be C or Fortran",
                        (int)order);
-  for (int d = 0; d < a->ndims; d++) {
+  for (int d = 0; d < a->d.ndims; d++) {
     if (ghost && ghost[d] < 0)
       return darray__err(a->errmsg, DARRAY_EGHOST, "ghost[%d] = %lld is < 0",
                          d, (long long)ghost[d]);
@@ -286,7 +287,7 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
                          "padded[%d] = %lld is < 0", d, (long long)padded[d]);
     /* so that extents (interior + 2 ghosts) and ghost offsets fit in 64
      * bits: a padded extent must hold both ghosts and one element anyway */
-    if (ghost && ghost[d] > (INT64_MAX - a->gsizes[d]) / 2)
+    if (ghost && ghost[d] > (INT64_MAX - a->d.gsizes[d]) / 2)
       return darray__err(a->errmsg, DARRAY_EGHOST,
                          "ghost[%d] = %lld: the extent overflows 64 bits", d,
                          (long long)ghost[d]);
@@ -296,10 +297,10 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
                          "1 = %lld", d, (long long)padded[d], d,
                          (long long)(2 * ghost[d] + 1));
   }
-  a->mem_order = order;
-  for (int d = 0; d < a->ndims; d++) {
-    a->ghost[d] = ghost ? ghost[d] : 0;
-    a->padded[d] = padded ? padded[d] : 0;
+  a->d.mem_order = order;
+  for (int d = 0; d < a->d.ndims; d++) {
+    a->d.ghost[d] = ghost ? ghost[d] : 0;
+    a->d.padded[d] = padded ? padded[d] : 0;
   }
   return DARRAY_SUCCESS;
 }

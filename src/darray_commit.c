@@ -2,28 +2,30 @@
  * darray_commit.c - finish a description: choose the grid, check it, agree
  * on it across processes, and derive this process's cells.
  */
-#include "internal.h"
+#include "array.h"
+#include "agree.h"
+#include "layout/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int resolve_multipartition(darray_t a) {
+static int resolve_multipartition(darray_desc_t *a, char *msg) {
   a->q = darray__dist_isqrt(a->nprocs);
   if (a->q < 1)
-    return darray__err(a->errmsg, DARRAY_EDIST,
+    return darray__err(msg, DARRAY_EDIST,
                        "dist: MULTIPARTITION needs a perfect-square number of "
                        "processes, not %d", a->nprocs);
   for (int d = 0; d < a->ndims; d++) {
     bool mp = a->dist[d] == DARRAY_DIST_MULTIPARTITION;
     int want = mp ? a->q : 1;
     if (a->psizes[d] != 0 && a->psizes[d] != want)
-      return darray__err(a->errmsg, DARRAY_EGRID,
+      return darray__err(msg, DARRAY_EGRID,
                          "psizes[%d] = %d: a MULTIPARTITION grid has %d "
                          "there", d, a->psizes[d], want);
     a->psizes[d] = want;
     a->block[d] = a->gsizes[d];
     if (mp && a->gsizes[d] < a->q)
-      return darray__err(a->errmsg, DARRAY_EDIST,
+      return darray__err(msg, DARRAY_EDIST,
                          "gsizes[%d] = %lld is smaller than q = %d: "
                          "MULTIPARTITION cells would be empty", d,
                          (long long)a->gsizes[d], a->q);
@@ -31,13 +33,13 @@ static int resolve_multipartition(darray_t a) {
   return DARRAY_SUCCESS;
 }
 
-static int resolve_grid(darray_t a) {
+static int resolve_grid(darray_desc_t *a, char *msg) {
   int64_t fixed = 1;
   bool any_free = false;
   for (int d = 0; d < a->ndims; d++) {
     if (a->dist[d] == DARRAY_DIST_NONE) {
       if (a->psizes[d] > 1)
-        return darray__err(a->errmsg, DARRAY_EGRID,
+        return darray__err(msg, DARRAY_EGRID,
                            "psizes[%d] = %d but dimension %d is not "
                            "distributed (DARRAY_DIST_NONE)", d, a->psizes[d],
                            d);
@@ -52,17 +54,17 @@ static int resolve_grid(darray_t a) {
   }
   if (fixed > a->nprocs || a->nprocs % fixed != 0 ||
       (!any_free && fixed != a->nprocs))
-    return darray__err(a->errmsg, DARRAY_EGRID,
+    return darray__err(msg, DARRAY_EGRID,
                        "psizes: the grid does not fit %d processes",
                        a->nprocs);
   if (any_free &&
       MPI_Dims_create(a->nprocs, a->ndims, a->psizes) != MPI_SUCCESS)
-    return darray__err(a->errmsg, DARRAY_EGRID,
+    return darray__err(msg, DARRAY_EGRID,
                        "MPI_Dims_create could not complete the grid");
   return DARRAY_SUCCESS;
 }
 
-static int resolve_blocks(darray_t a) {
+static int resolve_blocks(darray_desc_t *a, char *msg) {
   for (int d = 0; d < a->ndims; d++) {
     int64_t n = a->gsizes[d], p = a->psizes[d], k = a->dargs[d];
     int64_t ceil_np = n / p + (n % p != 0); /* no overflow near INT64_MAX */
@@ -72,7 +74,7 @@ static int resolve_blocks(darray_t a) {
       if (a->block[d] > n)
         a->block[d] = n; /* larger blocks mean the same ownership */
       if (a->block[d] < ceil_np) /* block * p < n */
-        return darray__err(a->errmsg, DARRAY_EDIST,
+        return darray__err(msg, DARRAY_EDIST,
                            "dargs[%d] = %lld: BLOCK(%lld) over %lld processes "
                            "covers only %lld of %lld indices", d,
                            (long long)k, (long long)k, (long long)p,
@@ -89,37 +91,39 @@ static int resolve_blocks(darray_t a) {
   return DARRAY_SUCCESS;
 }
 
-static int resolve_file(darray_t a) {
+static int resolve_file(darray_desc_t *a, char *msg) {
   if (a->esize < 1)
-    return darray__err(a->errmsg, DARRAY_ETYPE,
+    return darray__err(msg, DARRAY_ETYPE,
                        "DARRAY_OPAQUE type without darray_set_elem_size()");
   int64_t s = a->esize;
   for (int i = a->ndims - 1; i >= 0; i--) {
     int d = a->perm[i];
     a->fstride[d] = s;
     if (!darray__mul_ok(s, a->gsizes[d], &s))
-      return darray__err(a->errmsg, DARRAY_ESIZE,
+      return darray__err(msg, DARRAY_ESIZE,
                          "the array's size in bytes overflows 64 bits");
   }
   return DARRAY_SUCCESS;
 }
 
-int darray__desc_strides(struct darray_s *a) { return resolve_file(a); }
+int darray__desc_strides(darray_desc_t *a, char *msg) {
+  return resolve_file(a, msg);
+}
 
-int darray__desc_resolve(struct darray_s *a) {
+int darray__desc_resolve(darray_desc_t *a, char *msg) {
   bool mp = false;
   for (int d = 0; d < a->ndims; d++)
     mp |= a->dist[d] == DARRAY_DIST_MULTIPARTITION;
-  int rc = mp ? resolve_multipartition(a) : resolve_grid(a);
+  int rc = mp ? resolve_multipartition(a, msg) : resolve_grid(a, msg);
   if (rc == DARRAY_SUCCESS && !mp)
-    rc = resolve_blocks(a);
+    rc = resolve_blocks(a, msg);
   if (rc == DARRAY_SUCCESS)
-    rc = resolve_file(a);
+    rc = resolve_file(a, msg);
   return rc;
 }
 
 static int resolve_local(darray_t a) {
-  int rc = darray__dist_sections(a, a->rank, &a->sec, &a->nsec);
+  int rc = darray__dist_sections(&a->d, a->rank, &a->sec, &a->nsec);
   if (rc != DARRAY_SUCCESS)
     return darray__err(a->errmsg, rc, rc == DARRAY_ENOMEM
                                           ? "out of memory for the local cells"
@@ -128,14 +132,14 @@ static int resolve_local(darray_t a) {
   a->local_bytes = 0;
   for (int c = 0; c < a->nsec; c++) {
     int64_t n = 1;
-    for (int d = 0; d < a->ndims; d++) {
+    for (int d = 0; d < a->d.ndims; d++) {
       int64_t len = darray__dist_set_size(&a->sec[c].set[d]);
-      if (len > 0 && a->padded[d] > 0 && a->padded[d] < len + 2 * a->ghost[d])
+      if (len > 0 && a->d.padded[d] > 0 && a->d.padded[d] < len + 2 * a->d.ghost[d])
         return darray__err(a->errmsg, DARRAY_EGHOST,
                            "padded[%d] = %lld is smaller than the local "
                            "extent %lld plus 2 * ghost[%d] = %lld", d,
-                           (long long)a->padded[d], (long long)len, d,
-                           (long long)(2 * a->ghost[d]));
+                           (long long)a->d.padded[d], (long long)len, d,
+                           (long long)(2 * a->d.ghost[d]));
       n *= len;
     }
     a->local_count += n;
@@ -151,15 +155,15 @@ static const char *const part_names[NPARTS] = {
     "process grid (psizes)", "storage order"};
 
 static void description_hash(const darray_t a, int64_t h[NPARTS]) {
-  size_t n = (size_t)a->ndims;
-  uint64_t x = darray__hash(0, a->gsizes, n * sizeof(int64_t));
-  x = darray__hash(x, &a->type, sizeof a->type);
-  h[PART_SHAPE] = (int64_t)darray__hash(x, &a->esize, sizeof a->esize);
-  x = darray__hash(0, a->dist, n * sizeof a->dist[0]);
-  h[PART_DIST] = (int64_t)darray__hash(x, a->dargs, n * sizeof(int64_t));
-  h[PART_GRID] = (int64_t)darray__hash(0, a->psizes, n * sizeof(int));
-  x = darray__hash(0, &a->file_order, sizeof a->file_order);
-  h[PART_ORDER] = (int64_t)darray__hash(x, a->perm, n * sizeof(int));
+  size_t n = (size_t)a->d.ndims;
+  uint64_t x = darray__hash(0, a->d.gsizes, n * sizeof(int64_t));
+  x = darray__hash(x, &a->d.type, sizeof a->d.type);
+  h[PART_SHAPE] = (int64_t)darray__hash(x, &a->d.esize, sizeof a->d.esize);
+  x = darray__hash(0, a->d.dist, n * sizeof a->d.dist[0]);
+  h[PART_DIST] = (int64_t)darray__hash(x, a->d.dargs, n * sizeof(int64_t));
+  h[PART_GRID] = (int64_t)darray__hash(0, a->d.psizes, n * sizeof(int));
+  x = darray__hash(0, &a->d.file_order, sizeof a->d.file_order);
+  h[PART_ORDER] = (int64_t)darray__hash(x, a->d.perm, n * sizeof(int));
 }
 
 int darray_commit(darray_t a) {
@@ -172,11 +176,11 @@ int darray_commit(darray_t a) {
   int64_t h[NPARTS];
   description_hash(a, h); /* before the grid is filled in */
   bool mp = false;
-  for (int d = 0; d < a->ndims; d++)
-    mp |= a->dist[d] == DARRAY_DIST_MULTIPARTITION;
+  for (int d = 0; d < a->d.ndims; d++)
+    mp |= a->d.dist[d] == DARRAY_DIST_MULTIPARTITION;
   int save_psizes[DARRAY_MAX_DIMS];
-  memcpy(save_psizes, a->psizes, sizeof save_psizes);
-  rc = darray__desc_resolve(a);
+  memcpy(save_psizes, a->d.psizes, sizeof save_psizes);
+  rc = darray__desc_resolve(&a->d, a->errmsg);
   if (rc == DARRAY_SUCCESS)
     rc = resolve_local(a);
   int bad = -1;
@@ -188,12 +192,12 @@ int darray_commit(darray_t a) {
     free(a->sec);
     a->sec = NULL;
     a->nsec = 0;
-    a->q = 0;
-    memcpy(a->psizes, save_psizes, sizeof save_psizes);
+    a->d.q = 0;
+    memcpy(a->d.psizes, save_psizes, sizeof save_psizes);
     return rc;
   }
   if (!mp)
-    darray__dist_coords(a->ndims, a->psizes, a->rank, a->coords);
+    darray__dist_coords(a->d.ndims, a->d.psizes, a->rank, a->coords);
   a->desc_hash = (int64_t)darray__hash(0, h, sizeof h);
   a->committed = true;
   return DARRAY_SUCCESS;

@@ -2,7 +2,9 @@
  * darray_file.c - files: open, close, sync, and the collective read and
  * write entry points that validate, agree, and dispatch to a strategy.
  */
-#include "internal.h"
+#include "array.h"
+#include "file.h"
+#include "agree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,8 @@
  * darray_query.c - local questions about a committed array: shapes, sizes,
  * owners and offsets. All computed from the distribution formulas.
  */
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,11 @@ static int check_cell(darray_t a, int cell) {
 static int check_gidx(darray_t a, const int64_t gidx[]) {
   if (gidx == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "gidx is NULL");
-  for (int d = 0; d < a->ndims; d++)
-    if (gidx[d] < 0 || gidx[d] >= a->gsizes[d])
+  for (int d = 0; d < a->d.ndims; d++)
+    if (gidx[d] < 0 || gidx[d] >= a->d.gsizes[d])
       return darray__err(a->errmsg, DARRAY_EINDEX,
                          "gidx[%d] = %lld is not in [0, %lld)", d,
-                         (long long)gidx[d], (long long)a->gsizes[d]);
+                         (long long)gidx[d], (long long)a->d.gsizes[d]);
   return DARRAY_SUCCESS;
 }
 
@@ -39,9 +40,9 @@ int darray_global_shape(darray_t a, int *ndims, int64_t gsizes[]) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   if (ndims)
-    *ndims = a->ndims;
+    *ndims = a->d.ndims;
   if (gsizes)
-    memcpy(gsizes, a->gsizes, sizeof(int64_t) * (size_t)a->ndims);
+    memcpy(gsizes, a->d.gsizes, sizeof(int64_t) * (size_t)a->d.ndims);
   return DARRAY_SUCCESS;
 }
 
@@ -51,10 +52,10 @@ int darray_elem_size(darray_t a, int64_t *size) {
     return rc;
   if (size == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "size is NULL");
-  if (a->esize < 1)
+  if (a->d.esize < 1)
     return darray__err(a->errmsg, DARRAY_ETYPE,
                        "DARRAY_OPAQUE type without darray_set_elem_size()");
-  *size = a->esize;
+  *size = a->d.esize;
   return DARRAY_SUCCESS;
 }
 
@@ -64,7 +65,7 @@ int darray_grid(darray_t a, int psizes[]) {
     return rc;
   if (psizes == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "psizes is NULL");
-  memcpy(psizes, a->psizes, sizeof(int) * (size_t)a->ndims);
+  memcpy(psizes, a->d.psizes, sizeof(int) * (size_t)a->d.ndims);
   return DARRAY_SUCCESS;
 }
 
@@ -74,7 +75,7 @@ int darray_num_cells(darray_t a, int *ncells) {
     return rc;
   if (ncells == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "ncells is NULL");
-  *ncells = a->q > 0 ? a->q : (a->local_count > 0 ? 1 : 0);
+  *ncells = a->d.q > 0 ? a->d.q : (a->local_count > 0 ? 1 : 0);
   return DARRAY_SUCCESS;
 }
 
@@ -88,7 +89,7 @@ static int cell_query(darray_t a, int cell, int64_t out[], bool start) {
     rc = check_cell(a, cell);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  for (int d = 0; d < a->ndims; d++) {
+  for (int d = 0; d < a->d.ndims; d++) {
     const dist_set_t *s = &a->sec[cell].set[d];
     if (a->local_count == 0)
       out[d] = 0;
@@ -127,28 +128,28 @@ int darray_local_bytes(darray_t a, int64_t *bytes) {
 /* Owner, cell and interior index of a global index (checked in range). */
 static void owner_of(darray_t a, const int64_t gidx[], int *rank, int *cell,
                      int64_t lidx[]) {
-  if (a->q > 0) {
+  if (a->d.q > 0) {
     int xyz[3], m = 0;
-    for (int d = 0; d < a->ndims; d++) {
+    for (int d = 0; d < a->d.ndims; d++) {
       lidx[d] = gidx[d];
-      if (a->dist[d] != DARRAY_DIST_MULTIPARTITION)
+      if (a->d.dist[d] != DARRAY_DIST_MULTIPARTITION)
         continue;
-      int s = darray__dist_mp_slab_of(a->gsizes[d], a->q, gidx[d]);
+      int s = darray__dist_mp_slab_of(a->d.gsizes[d], a->d.q, gidx[d]);
       int64_t start, len;
-      darray__dist_mp_slab(a->gsizes[d], a->q, s, &start, &len);
+      darray__dist_mp_slab(a->d.gsizes[d], a->d.q, s, &start, &len);
       lidx[d] = gidx[d] - start;
       xyz[m++] = s;
     }
-    darray__dist_mp_owner(a->q, xyz, rank, cell);
+    darray__dist_mp_owner(a->d.q, xyz, rank, cell);
     return;
   }
   int r = 0;
-  for (int d = 0; d < a->ndims; d++) {
+  for (int d = 0; d < a->d.ndims; d++) {
     int c;
-    darray__dist_owner_blockcyclic(gidx[d], a->psizes[d], a->block[d],
-                                   a->dist[d] == DARRAY_DIST_CYCLIC, &c,
+    darray__dist_owner_blockcyclic(gidx[d], a->d.psizes[d], a->d.block[d],
+                                   a->d.dist[d] == DARRAY_DIST_CYCLIC, &c,
                                    &lidx[d]);
-    r = r * a->psizes[d] + c;
+    r = r * a->d.psizes[d] + c;
   }
   *rank = r;
   *cell = 0;
@@ -160,10 +161,10 @@ static int local_offset(darray_t a, int rank, int cell, const int64_t lidx[],
   section_t *sec = a->sec;
   int nsec = a->nsec;
   if (rank != a->rank &&
-      darray__dist_sections(a, rank, &sec, &nsec) != DARRAY_SUCCESS)
+      darray__dist_sections(&a->d, rank, &sec, &nsec) != DARRAY_SUCCESS)
     return darray__err(a->errmsg, DARRAY_ENOMEM, "out of memory");
   int64_t off = sec[cell].mem_base;
-  for (int d = 0; d < a->ndims; d++)
+  for (int d = 0; d < a->d.ndims; d++)
     off += lidx[d] * sec[cell].mem_stride[d];
   if (sec != a->sec)
     free(sec);
@@ -186,7 +187,7 @@ int darray_locate(darray_t a, const int64_t gidx[], int *rank, int *cell,
   if (cell)
     *cell = c;
   if (lidx)
-    memcpy(lidx, l, sizeof(int64_t) * (size_t)a->ndims);
+    memcpy(lidx, l, sizeof(int64_t) * (size_t)a->d.ndims);
   return offset ? local_offset(a, r, c, l, offset) : DARRAY_SUCCESS;
 }
 
@@ -198,16 +199,16 @@ int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
   if (lidx == NULL || gidx == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "%s is NULL",
                        lidx == NULL ? "lidx" : "gidx");
-  if (rank < 0 || rank >= a->nprocs)
+  if (rank < 0 || rank >= a->d.nprocs)
     return darray__err(a->errmsg, DARRAY_EINDEX,
-                       "rank = %d is not in [0, %d)", rank, a->nprocs);
+                       "rank = %d is not in [0, %d)", rank, a->d.nprocs);
   if (check_cell(a, cell) != DARRAY_SUCCESS)
     return DARRAY_EINDEX;
   section_t *sec;
   int nsec;
-  if (darray__dist_sections(a, rank, &sec, &nsec) != DARRAY_SUCCESS)
+  if (darray__dist_sections(&a->d, rank, &sec, &nsec) != DARRAY_SUCCESS)
     return darray__err(a->errmsg, DARRAY_ENOMEM, "out of memory");
-  for (int d = 0; d < a->ndims && rc == DARRAY_SUCCESS; d++) {
+  for (int d = 0; d < a->d.ndims && rc == DARRAY_SUCCESS; d++) {
     int64_t n = darray__dist_set_size(&sec[cell].set[d]);
     if (lidx[d] < 0 || lidx[d] >= n)
       rc = darray__err(a->errmsg, DARRAY_EINDEX,
@@ -229,9 +230,9 @@ int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *offset) {
   if (rc != DARRAY_SUCCESS)
     return rc;
   int64_t off = 0; /* inside the array: commit checked its byte size */
-  for (int d = 0; d < a->ndims; d++)
-    off += gidx[d] * a->fstride[d];
-  if (!darray__add_ok(a->disp, off, &off))
+  for (int d = 0; d < a->d.ndims; d++)
+    off += gidx[d] * a->d.fstride[d];
+  if (!darray__add_ok(a->d.disp, off, &off))
     return darray__err(a->errmsg, DARRAY_ESIZE,
                        "disp + the element's offset overflows 64 bits");
   *offset = off;

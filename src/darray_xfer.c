@@ -7,7 +7,8 @@
  * are agreed on in one collective before any byte moves, so a bad argument
  * anywhere means nothing is touched anywhere.
  */
-#include "internal.h"
+#include "strategy.h"
+#include "agree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +32,8 @@ static int common_args(darray_file_t f, darray_t a, bool write) {
   if (write && !(f->mode & DARRAY_MODE_RDWR))
     return darray__err(f->errmsg, DARRAY_EMODE,
                        "f: the file was opened read-only");
-  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
-  if (!darray__add_ok(a->disp, bytes, &end))
+  int64_t end, bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
+  if (!darray__add_ok(a->d.disp, bytes, &end))
     return darray__err(f->errmsg, DARRAY_ESIZE,
                        "displacement + array bytes overflows 64 bits");
   return DARRAY_SUCCESS;
@@ -50,13 +51,13 @@ static int region_args(darray_file_t f, darray_t a, const region_t *g,
                        "order = %d: a section buffer is in C or Fortran "
                        "order", (int)g->order);
   int64_t elems = 1;
-  for (int d = 0; d < a->ndims; d++) {
+  for (int d = 0; d < a->d.ndims; d++) {
     if (g->start[d] < 0 || g->count[d] < 0 ||
-        g->count[d] > a->gsizes[d] - g->start[d])
+        g->count[d] > a->d.gsizes[d] - g->start[d])
       return darray__err(f->errmsg, DARRAY_EINDEX,
                          "start[%d] = %lld, count[%d] = %lld: not inside "
                          "[0, %lld)", d, (long long)g->start[d], d,
-                         (long long)g->count[d], (long long)a->gsizes[d]);
+                         (long long)g->count[d], (long long)a->d.gsizes[d]);
     elems *= g->count[d];
   }
   *n = elems;
@@ -68,7 +69,7 @@ static int region_args(darray_file_t f, darray_t a, const region_t *g,
  * overlap. */
 static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
   const struct darray_s *a = x->a;
-  int nd = a->ndims, P = a->nprocs;
+  int nd = a->d.ndims, P = a->d.nprocs;
   int64_t mine[2 * DARRAY_MAX_DIMS];
   for (int d = 0; d < nd; d++) {
     mine[d] = g->start[d];
@@ -106,7 +107,7 @@ static int access_of(xfer_t *x, const region_t *g, int rc) {
     rc = darray__err(x->msg, DARRAY_ENULL,
                      "buf is NULL but the section has %lld elements",
                      (long long)n);
-  size_t nb = 2 * (size_t)x->a->ndims * (size_t)x->a->nprocs;
+  size_t nb = 2 * (size_t)x->a->d.ndims * (size_t)x->a->d.nprocs;
   if (rc == DARRAY_SUCCESS &&
       (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)
     rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
@@ -192,11 +193,11 @@ static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
  * strided in memory, since every strategy copies such runs through a
  * buffer of whole elements. Local; agreed on with the arguments. */
 static int temp_check(const xfer_t *x) {
-  int64_t lim = x->f->hints.temp_limit, es = x->a->esize;
+  int64_t lim = x->f->hints.temp_limit, es = x->a->d.esize;
   if (lim <= 0 || es <= lim)
     return DARRAY_SUCCESS;
   for (int c = 0; c < x->nsec; c++)
-    if (!darray__layout_mem_contig(x->a, &x->sec[c]))
+    if (!darray__layout_mem_contig(&x->a->d, &x->sec[c]))
       return darray__err(x->msg, DARRAY_ELIMIT,
                          "darray_temp_limit = %lld bytes is less than the "
                          "%lld bytes this call needs: one element, to copy "
@@ -206,7 +207,7 @@ static int temp_check(const xfer_t *x) {
 }
 
 int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
-  int64_t es = x->a->esize, lim = x->f->hints.temp_limit;
+  int64_t es = x->a->d.esize, lim = x->f->hints.temp_limit;
   if (hint >= es)
     return hint / es * es;
   return lim > 0 && lim < es ? hint : es;
@@ -237,7 +238,7 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
       darray__err(f->errmsg, rc, "%s (strategy %s): preparing: %s",
                   call_name(x, g), s->name, darray_strerror(rc));
   }
-  int64_t vals[3] = {x->a->desc_hash, x->a->disp,
+  int64_t vals[3] = {x->a->desc_hash, x->a->d.disp,
                      (int64_t)darray__hash(0, s->name, strlen(s->name))};
   int bad = -1;
   if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */

@@ -1,7 +1,7 @@
 /*
  * error.c - status codes, messages, and the collective agreement on a result.
  */
-#include "internal.h"
+#include "agree.h"
 
 #include <stdio.h>
 #include <string.h>

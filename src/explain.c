@@ -4,7 +4,8 @@
  * the storage order, the strategy chosen and why, and (for small 1-D and
  * 2-D cases) a picture of which process owns which part of the file.
  */
-#include "internal.h"
+#include "agree.h"
+#include "strategy.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -33,24 +34,24 @@ const char *darray__human_bytes(int64_t b, char *buf, size_t n) {
 static void describe_array(const struct darray_s *a, bool write, FILE *out) {
   char h[32];
   fprintf(out, "darrayio: %s of a %d-D array of %" PRId64 "-byte elements, ",
-          write ? "write" : "read", a->ndims, a->esize);
-  for (int d = 0; d < a->ndims; d++)
-    fprintf(out, "%s%" PRId64, d ? " x " : "", a->gsizes[d]);
-  int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
+          write ? "write" : "read", a->d.ndims, a->d.esize);
+  for (int d = 0; d < a->d.ndims; d++)
+    fprintf(out, "%s%" PRId64, d ? " x " : "", a->d.gsizes[d]);
+  int64_t total = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
   fprintf(out, " (%s) at file offset %" PRId64 "\n",
-          darray__human_bytes(total, h, sizeof h), a->disp);
+          darray__human_bytes(total, h, sizeof h), a->d.disp);
   fprintf(out, "  distribution:");
-  for (int d = 0; d < a->ndims; d++) {
-    fprintf(out, "%s %s", d ? " x" : "", dist_name(a->dist[d]));
-    if (a->dist[d] == DARRAY_DIST_BLOCK || a->dist[d] == DARRAY_DIST_CYCLIC)
-      fprintf(out, "(%" PRId64 ")", a->block[d]);
+  for (int d = 0; d < a->d.ndims; d++) {
+    fprintf(out, "%s %s", d ? " x" : "", dist_name(a->d.dist[d]));
+    if (a->d.dist[d] == DARRAY_DIST_BLOCK || a->d.dist[d] == DARRAY_DIST_CYCLIC)
+      fprintf(out, "(%" PRId64 ")", a->d.block[d]);
   }
-  fprintf(out, " over %d processes (grid", a->nprocs);
-  for (int d = 0; d < a->ndims; d++)
-    fprintf(out, "%s%d", d ? " x " : " ", a->psizes[d]);
+  fprintf(out, " over %d processes (grid", a->d.nprocs);
+  for (int d = 0; d < a->d.ndims; d++)
+    fprintf(out, "%s%d", d ? " x " : " ", a->d.psizes[d]);
   fprintf(out, ")\n  file storage order, slowest dimension first:");
-  for (int d = 0; d < a->ndims; d++)
-    fprintf(out, " %d", a->perm[d]);
+  for (int d = 0; d < a->d.ndims; d++)
+    fprintf(out, " %d", a->d.perm[d]);
   fprintf(out, "\n");
 }
 
@@ -62,19 +63,19 @@ static int process_table(const xfer_t *x, FILE *out, bool *conforming) {
   *conforming = true;
   fprintf(out, "  %5s %10s %12s %26s %12s  %s\n", "rank", "runs", "bytes",
           "file extent", "holes", "run length min/mean/max");
-  for (int r = 0; r < a->nprocs; r++) {
+  for (int r = 0; r < a->d.nprocs; r++) {
     section_t *sec;
     int nsec;
     int rc = darray__xfer_sections(x, r, &sec, &nsec);
     if (rc != DARRAY_SUCCESS)
       return rc;
     layout_summary_t s;
-    darray__layout_summary(a, sec, nsec, &s);
+    darray__layout_summary(&a->d, sec, nsec, &s);
     free(sec);
     int64_t holes = s.hi - s.lo - s.bytes;
     layout_rank_t numbers = {s.lo, s.hi, s.nruns, s.bytes};
     *conforming &= darray__layout_conforms(&numbers, nsec);
-    if (a->nprocs > 16 && r >= 8 && r < a->nprocs - 2) {
+    if (a->d.nprocs > 16 && r >= 8 && r < a->d.nprocs - 2) {
       if (r == 8)
         fprintf(out, "  %5s\n", "...");
       continue;
@@ -107,24 +108,24 @@ static int64_t sample_index(int64_t k, int64_t n, int64_t m) {
 /* A picture of the file for 1-D and 2-D arrays: one character per sampled
  * element, rows = the slower storage dimension. */
 static void ownership_map(const struct darray_s *a, FILE *out) {
-  if (a->ndims > 2 || a->nprocs > 36) {
+  if (a->d.ndims > 2 || a->d.nprocs > 36) {
     fprintf(out, "  (ownership map drawn for 1-D and 2-D arrays of at most "
                  "36 processes)\n");
     return;
   }
-  int slow = a->perm[0], fast = a->perm[a->ndims - 1];
-  int64_t nrow = a->ndims == 2 ? a->gsizes[slow] : 1, ncol = a->gsizes[fast];
+  int slow = a->d.perm[0], fast = a->d.perm[a->d.ndims - 1];
+  int64_t nrow = a->d.ndims == 2 ? a->d.gsizes[slow] : 1, ncol = a->d.gsizes[fast];
   int64_t rows = nrow < 16 ? nrow : 16, cols = ncol < 64 ? ncol : 64;
   fprintf(out, "  ownership map of the file (%s): %" PRId64 " of %" PRId64
                " rows, %" PRId64 " of %" PRId64 " columns, character = rank\n",
-          a->ndims == 2 ? "row = slower storage dimension" : "1-D", rows,
+          a->d.ndims == 2 ? "row = slower storage dimension" : "1-D", rows,
           nrow, cols, ncol);
   for (int64_t i = 0; i < rows; i++) {
     char line[80];
     for (int64_t j = 0; j < cols; j++) {
       int64_t idx[2];
-      idx[a->ndims == 2 ? slow : 0] =
-          a->ndims == 2 ? sample_index(i, nrow, rows) : 0;
+      idx[a->d.ndims == 2 ? slow : 0] =
+          a->d.ndims == 2 ? sample_index(i, nrow, rows) : 0;
       idx[fast] = sample_index(j, ncol, cols);
       line[j] = owner_char(a, idx);
     }
@@ -186,8 +187,8 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (!a->committed)
     return darray__err(f->errmsg, DARRAY_ESTATE,
                        "a: the array is not committed");
-  int64_t end, bytes = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
-  if (!darray__add_ok(a->disp, bytes, &end)) /* as darray_write refuses */
+  int64_t end, bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
+  if (!darray__add_ok(a->d.disp, bytes, &end)) /* as darray_write refuses */
     return darray__err(f->errmsg, DARRAY_ESIZE,
                        "displacement + array bytes overflows 64 bits");
   xfer_t x = {.f = f, .a = a, .write = write != 0, .msg = f->errmsg,

@@ -4,7 +4,7 @@
  * One table drives parsing, printing and validation. Names follow ROMIO's
  * where the meaning is the same, so users bring their habits with them.
  */
-#include "internal.h"
+#include "hints.h"
 
 #include <ctype.h>
 #include <errno.h>

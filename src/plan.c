@@ -24,7 +24,7 @@
  *     is enabled: its holes are other processes' data, and sieving them
  *     means locked read-modify-writes.
  */
-#include "internal.h"
+#include "strategy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +36,13 @@ typedef layout_rank_t rank_runs_t;
 /* The extent, run count and bytes of every process's runs. */
 static int all_runs(const xfer_t *x, rank_runs_t *rr) {
   const struct darray_s *a = x->a;
-  for (int r = 0; r < a->nprocs; r++) {
+  for (int r = 0; r < a->d.nprocs; r++) {
     section_t *sec;
     int nsec;
     if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
       return DARRAY_ENOMEM;
-    darray__layout_extent(a, sec, nsec, &rr[r].lo, &rr[r].hi);
-    darray__layout_count(a, sec, nsec, &rr[r].nruns, &rr[r].bytes);
+    darray__layout_extent(&a->d, sec, nsec, &rr[r].lo, &rr[r].hi);
+    darray__layout_count(&a->d, sec, nsec, &rr[r].nruns, &rr[r].bytes);
     free(sec);
   }
   return DARRAY_SUCCESS;
@@ -103,7 +103,7 @@ typedef struct costs {
 
 static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
   const darray_hints_t *h = &x->f->hints;
-  int P = x->a->nprocs;
+  int P = x->a->d.nprocs;
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
   double xw = 1000.0 / (double)h->cb_exchange_mbs;
   double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
@@ -137,7 +137,7 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
 
 static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
                           costs_t *c) {
-  int P = x->a->nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
+  int P = x->a->d.nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
   c->sieve = 0;
   for (int i = 0; i < n; i++) {
     int r = (int)((int64_t)i * P / n);
@@ -234,17 +234,17 @@ static int plan(const xfer_t *x, decision_t *d) {
   const struct darray_s *a = x->a;
   int cb = x->write ? h->cb_write : h->cb_read;
   int ds = x->write ? h->ds_write : h->ds_read;
-  bool cb_possible = cb != DARRAY_TRI_DISABLE && a->nprocs > 1;
+  bool cb_possible = cb != DARRAY_TRI_DISABLE && a->d.nprocs > 1;
   *d->s = &darray__strategy_direct;
   if (forced(x, d, cb, ds, cb_possible))
     return DARRAY_SUCCESS;
-  rank_runs_t *rr = malloc(sizeof *rr * (size_t)a->nprocs);
+  rank_runs_t *rr = malloc(sizeof *rr * (size_t)a->d.nprocs);
   if (rr == NULL)
     return DARRAY_ENOMEM;
   int rc = all_runs(x, rr);
   bool sieve = ds == DARRAY_TRI_ENABLE;
   for (int r = 0; rc == DARRAY_SUCCESS && ds == DARRAY_TRI_AUTO &&
-                  r < a->nprocs && !sieve;
+                  r < a->d.nprocs && !sieve;
        r++)
     sieve = sieve_pays(x, &rr[r]);
   costs_t c = {0, 0, -1};
@@ -252,7 +252,7 @@ static int plan(const xfer_t *x, decision_t *d) {
     estimate(x, rr, &c);
   bool inter = false;
   if (rc == DARRAY_SUCCESS)
-    rc = interleaved(rr, a->nprocs, &inter);
+    rc = interleaved(rr, a->d.nprocs, &inter);
   if (rc == DARRAY_SUCCESS && inter && cb_possible && !x->write &&
       ds != DARRAY_TRI_DISABLE)
     rc = estimate_sieve(x, rr, &c);

@@ -11,7 +11,7 @@
  * below one element (darray__xfer_buffer_cap) contiguous runs use no
  * buffer at all.
  */
-#include "internal.h"
+#include "strategy.h"
 
 #include <stdlib.h>
 
@@ -40,7 +40,7 @@ static int flush(batch_t *b) {
   if (b->x->write) {
     for (int i = 0; i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(a, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
+      darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
                           b->x->buf, b->tmp + p->at, true);
     }
     rc = darray__io_pwrite(b->x->f, b->tmp, b->len, b->start);
@@ -48,7 +48,7 @@ static int flush(batch_t *b) {
     rc = darray__io_pread(b->x->f, b->tmp, b->len, b->start);
     for (int i = 0; rc == DARRAY_SUCCESS && i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(a, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
+      darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
                           b->x->buf, b->tmp + p->at, false);
     }
   }
@@ -94,7 +94,7 @@ static int move_alone(xfer_t *x, const layout_run_t *r) {
 static int direct_run(xfer_t *x) {
   const struct darray_s *a = x->a;
   layout_iter_t it;
-  int rc = darray__layout_iter_init(&it, a, x->sec, x->nsec);
+  int rc = darray__layout_iter_init(&it, &a->d, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   batch_t *b = calloc(1, sizeof *b);
@@ -107,14 +107,14 @@ static int direct_run(xfer_t *x) {
                           : x->f->hints.ind_rd_buffer_size;
   b->cap = darray__xfer_buffer_cap(x, hint);
   int64_t nruns, bytes; /* no buffer larger than the data it may hold */
-  darray__layout_count(a, x->sec, x->nsec, &nruns, &bytes);
+  darray__layout_count(&a->d, x->sec, x->nsec, &nruns, &bytes);
   if (bytes > 0 && b->cap > bytes)
     b->cap = bytes;
   /* writes: one shared lock over the whole extent instead of one per
    * write call (src/io/io_lock.c); no MPI call is made while it is held */
   int64_t lo = 0, hi = 0;
   if (x->write)
-    darray__layout_extent(a, x->sec, x->nsec, &lo, &hi);
+    darray__layout_extent(&a->d, x->sec, x->nsec, &lo, &hi);
   rc = darray__io_lock(&x->f->io, lo, hi - lo, false);
   bool locked = rc == DARRAY_SUCCESS;
   layout_run_t cur, next;

@@ -4,7 +4,7 @@
  * the error room (error.c) and the waiting room (wait.c) both use it
  * without depending on each other.
  */
-#include "internal.h"
+#include "util.h"
 
 #include <stdatomic.h>
 

@@ -14,7 +14,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #endif
-#include "internal.h"
+#include "agree.h"
 
 #include <sched.h>
 #include <stdatomic.h>

@@ -20,7 +20,8 @@
 #define DARRAYIO_LAYOUT_ORACLE_H
 
 #include "dist_oracle.h"
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -243,7 +244,7 @@ static inline int lo_locate_byte(const lo_array_t *A, int64_t foff, int *rank,
  * Returns the number of runs the iterator produced (-1 on setup failure).
  */
 static inline int64_t lo_check_iter(const lo_array_t *A,
-                                    const struct darray_s *a,
+                                    const darray_desc_t *a,
                                     const section_t *sec, int nsec, int rank,
                                     const char *what) {
   const int64_t es = A->esize;
@@ -413,7 +414,7 @@ static inline int64_t lo_check_iter(const lo_array_t *A,
  * elements inside the window change in the buffer.
  */
 static inline void lo_check_copy_window(const lo_array_t *A,
-                                        const struct darray_s *a,
+                                        const darray_desc_t *a,
                                         const section_t *sec, int nsec,
                                         int rank, const char *what) {
   const int64_t es = A->esize, total = lo_nelems(A) * es;

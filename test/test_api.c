@@ -15,7 +15,8 @@
  *    and on every rank's sections from darray__dist_sections.
  * The grid oracle is MPI_Dims_create (as documented), plus hand values.
  */
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 #include "layout_oracle.h"
 #include "testutil.h"
 
@@ -348,14 +349,14 @@ static void check_runs(const api_case_t *tc, const lo_array_t *A, darray_t a) {
   const struct darray_s *s = a;
   char what[300];
   snprintf(what, sizeof what, "%s (own sections)", tc->name);
-  lo_check_iter(A, s, s->sec, s->nsec, tu_rank(), what);
+  lo_check_iter(A, &s->d, s->sec, s->nsec, tu_rank(), what);
   for (int r = 0; r < A->nprocs; r++) {
     section_t *sec = NULL;
     int nsec = 0;
-    if (!TU_OK(darray__dist_sections(s, r, &sec, &nsec)))
+    if (!TU_OK(darray__dist_sections(&s->d, r, &sec, &nsec)))
       continue;
     snprintf(what, sizeof what, "%s (sections of rank %d)", tc->name, r);
-    lo_check_iter(A, s, sec, nsec, r, what);
+    lo_check_iter(A, &s->d, sec, nsec, r, what);
     free(sec);
   }
 }
@@ -373,7 +374,7 @@ static void check_displacement(const api_case_t *tc, lo_array_t *A,
   A->disp += 1000;
   TU_EQ_I64(o2, lo_file_offset(A, g));
   const struct darray_s *s = a;
-  lo_check_iter(A, s, s->sec, s->nsec, tu_rank(), "after set_displacement");
+  lo_check_iter(A, &s->d, s->sec, s->nsec, tu_rank(), "after set_displacement");
   A->disp -= 1000;
   TU_OK(darray_set_displacement(a, A->disp));
 }

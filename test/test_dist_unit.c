@@ -6,7 +6,7 @@
  * definitions (BLOCK/CYCLIC: owner (g / b) mod p, local (g / (b p)) b + g mod
  * b; MULTIPARTITION: the formulas and the q = 3 table of BTIO.md).
  */
-#include "internal.h"
+#include "dist/dist.h"
 #include "testutil.h"
 
 #include <stdbool.h>

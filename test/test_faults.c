@@ -51,7 +51,7 @@
 
 #include "testutil.h"
 
-#include "internal.h"
+#include "file.h"
 
 #include <errno.h>
 #include <stdio.h>

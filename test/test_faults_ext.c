@@ -65,7 +65,7 @@
 #include "testutil.h"
 
 #include "fault_wrap.h"
-#include "internal.h"
+#include "file.h"
 
 #include <sched.h>
 #include <signal.h>

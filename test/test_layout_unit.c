@@ -13,7 +13,8 @@
  *         layout_oracle.h, and so is the window copy of the sieve
  *         (darray__layout_copy_window); a few get exact hand-computed runs.
  */
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 #include "layout_oracle.h"
 #include "testutil.h"
 
@@ -29,7 +30,7 @@ typedef struct xrun {
 #define MAXRUNS 16
 
 /* Compare the iterator's runs with an exact list. */
-static void check_exact(const struct darray_s *a, const section_t *sec,
+static void check_exact(const darray_desc_t *a, const section_t *sec,
                         int nsec, const xrun_t *want, int nwant,
                         const char *what) {
   layout_iter_t it;
@@ -176,12 +177,12 @@ static void test_one_rank(void) {
     lo_from_one(tc, &A);
     oracle_fstride(tc->ndims, tc->gsizes, A.esize, A.perm, fs);
     for (int d = 0; d < tc->ndims; d++)
-      TU_EQ_I64(s->fstride[d], fs[d]);
+      TU_EQ_I64(s->d.fstride[d], fs[d]);
     TU_EQ_INT(s->nsec, 1);
     TU_EQ_I64(s->local_bytes, tc->local_bytes);
     TU_EQ_I64(s->local_bytes, lo_local_bytes(&A, 0));
-    check_exact(s, s->sec, s->nsec, tc->runs, tc->nruns, tc->name);
-    lo_check_iter(&A, s, s->sec, s->nsec, 0, tc->name);
+    check_exact(&s->d, s->sec, s->nsec, tc->runs, tc->nruns, tc->name);
+    lo_check_iter(&A, &s->d, s->sec, s->nsec, 0, tc->name);
     TU_OK(darray_free(&a));
   }
 }
@@ -264,13 +265,11 @@ static darray_t commit_global(const lo_array_t *A) {
 /* A copy of the committed 1-rank descriptor describing the P-rank array,
  * for darray__dist_sections. */
 static void pretend_descriptor(const struct darray_s *a, const lo_array_t *A,
-                               struct darray_s *p) {
-  *p = *a;
+                               darray_desc_t *p) {
+  *p = a->d;
   p->nprocs = A->nprocs;
   p->q = A->q;
   p->mem_order = A->mem_fortran ? DARRAY_ORDER_FORTRAN : DARRAY_ORDER_C;
-  p->sec = NULL;
-  p->nsec = 0;
   for (int d = 0; d < A->ndims; d++) {
     p->dist[d] = A->dist[d];
     p->psizes[d] = A->psizes[d];
@@ -284,7 +283,7 @@ static void pretend_descriptor(const struct darray_s *a, const lo_array_t *A,
 }
 
 /* darray__dist_sections of a pretend rank against the oracle. */
-static void check_lib_sections(const lo_array_t *A, const struct darray_s *p,
+static void check_lib_sections(const lo_array_t *A, const darray_desc_t *p,
                                int r, const char *what) {
   section_t *sec = NULL;
   int nsec = 0;
@@ -334,13 +333,13 @@ static void check_pretend(const lo_array_t *A, const char *what) {
   darray_t a = commit_global(A);
   if (a == NULL)
     return;
-  struct darray_s p;
+  darray_desc_t p;
   pretend_descriptor(a, A, &p);
   int64_t total = 0;
   for (int r = 0; r < A->nprocs; r++) {
     int nsec;
     section_t *sec = hand_sections(A, r, &nsec);
-    lo_check_iter(A, a, sec, nsec, r, what);
+    lo_check_iter(A, &a->d, sec, nsec, r, what);
     free(sec);
     check_lib_sections(A, &p, r, what);
     int nr;
@@ -371,7 +370,7 @@ static void test_pretend_exact(void) {
     section_t *sec = hand_sections(&A, 1, &nsec);
     xrun_t want[4] = {
         {12, 12, 24, 1}, {36, 12, 44, 1}, {60, 12, 64, 1}, {84, 12, 84, 1}};
-    check_exact(a, sec, nsec, want, 4, "4x6 BLOCK cols rank 1 ghost 1");
+    check_exact(&a->d, sec, nsec, want, 4, "4x6 BLOCK cols rank 1 ghost 1");
     free(sec);
     darray_free(&a);
   }
@@ -386,7 +385,7 @@ static void test_pretend_exact(void) {
     for (int r = 0, k = 0; r < 4; r++)
       for (int j = 0; j < 3; j++, k++)
         want[k] = (xrun_t){r * 24 + j * 8, 4, (r * 3 + j) * 4, 1};
-    check_exact(a, sec, nsec, want, 12, "4x6 CYCLIC cols rank 0");
+    check_exact(&a->d, sec, nsec, want, 12, "4x6 CYCLIC cols rank 0");
     free(sec);
     darray_free(&a);
   }
@@ -402,7 +401,7 @@ static void test_pretend_exact(void) {
     xrun_t want[6];
     for (int c = 0; c < 6; c++)
       want[c] = (xrun_t){16 * c + 8, 8, 4 * c, 0};
-    check_exact(a, sec, nsec, want, 6, "4x6 Fortran file BLOCK rows rank 1");
+    check_exact(&a->d, sec, nsec, want, 6, "4x6 Fortran file BLOCK rows rank 1");
     free(sec);
     darray_free(&a);
   }
@@ -421,8 +420,8 @@ static void test_pretend_exact(void) {
     xrun_t want[8] = {{0, 16, 0, 1},    {32, 16, 16, 1},  {128, 16, 32, 1},
                       {160, 16, 48, 1}, {336, 16, 64, 1}, {368, 16, 80, 1},
                       {464, 16, 96, 1}, {496, 16, 112, 1}};
-    check_exact(a, sec, nsec, want, 8, "MP q=2 rank 0");
-    struct darray_s p;
+    check_exact(&a->d, sec, nsec, want, 8, "MP q=2 rank 0");
+    darray_desc_t p;
     pretend_descriptor(a, &A, &p);
     section_t *lsec = NULL;
     if (TU_OK(darray__dist_sections(&p, 0, &lsec, &nsec))) {
@@ -566,7 +565,7 @@ static void test_bt_class_a(void) {
   darray_t a = commit_global(&A);
   if (a == NULL)
     return;
-  struct darray_s p;
+  darray_desc_t p;
   pretend_descriptor(a, &A, &p);
   for (int r = 0; r < 4; r++) {
     section_t *sec = NULL;

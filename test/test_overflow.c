@@ -37,7 +37,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "internal.h"
+#include "strategy.h"
 #include "testutil.h"
 #include "twophase/twophase.h"
 
@@ -96,8 +96,8 @@ static void chunk_unit(const chunk_case_t *k) {
   darray_file_s_t f;
   memset(&a, 0, sizeof a);
   memset(&f, 0, sizeof f);
-  a.esize = k->es;
-  a.disp = k->disp;
+  a.d.esize = k->es;
+  a.d.disp = k->disp;
   darray__hints_default(&f.hints);
   f.hints.striping_unit = k->su;
   f.hints.cb_buffer_size = k->cb;

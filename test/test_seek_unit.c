@@ -19,7 +19,8 @@
  * contiguous in memory too), and after a seek to any file offset exactly
  * those that end after it. 1 rank.
  */
-#include "internal.h"
+#include "array.h"
+#include "layout/layout.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -181,7 +182,7 @@ static void one_case(int ndims, const int64_t *g, darray_order_t order,
   static orun_t runs[MAXRUNS];
   int n = oracle_runs(&k, nsec, runs);
   layout_iter_t it;
-  TU_OK(darray__layout_iter_init(&it, a, sec, nsec));
+  TU_OK(darray__layout_iter_init(&it, &a->d, sec, nsec));
   int64_t total = ES;
   for (int d = 0; d < ndims; d++)
     total *= g[d];

@@ -8,7 +8,7 @@
  * BLOCK is CYCLIC with a single round (b*p >= n), which is why one set type
  * serves both.
  */
-#include "internal.h"
+#include "dist/dist.h"
 
 int64_t darray__dist_set_size(const dist_set_t *s) {
   if (s->count == 0)

@@ -7,7 +7,7 @@
  * so it has exactly one cell in every slab of every dimension, and its cells
  * are ordered by z.
  */
-#include "internal.h"
+#include "dist/dist.h"
 
 static int mod(int a, int q) {
   int m = a % q;

@@ -5,7 +5,7 @@
  * Only O(ndims) numbers per cell: no list of indices is ever built, so any
  * process can compute any other process's piece cheaply.
  */
-#include "internal.h"
+#include "dist/dist.h"
 
 #include <stdlib.h>
 
@@ -18,7 +18,7 @@ void darray__dist_coords(int ndims, const int psizes[], int rank,
 }
 
 /* Index sets of cell `cell` of `rank` (cell is 0 unless multipartition). */
-static void cell_sets(const struct darray_s *a, int rank, int cell,
+static void cell_sets(const darray_desc_t *a, int rank, int cell,
                       dist_set_t set[]) {
   if (a->q > 0) {
     int xyz[3], m = 0;
@@ -43,7 +43,7 @@ static void cell_sets(const struct darray_s *a, int rank, int cell,
 }
 
 /* Memory strides and allocated bytes of one cell; false on overflow. */
-static bool cell_memory(const struct darray_s *a, section_t *s) {
+static bool cell_memory(const darray_desc_t *a, section_t *s) {
   int64_t alloc[DARRAY_MAX_DIMS];
   for (int d = 0; d < a->ndims; d++) {
     int64_t n = darray__dist_set_size(&s->set[d]);
@@ -66,7 +66,7 @@ static bool cell_memory(const struct darray_s *a, section_t *s) {
   return true;
 }
 
-int darray__dist_sections(const struct darray_s *a, int rank, section_t **sec,
+int darray__dist_sections(const darray_desc_t *a, int rank, section_t **sec,
                           int *nsec) {
   int n = a->q > 0 ? a->q : 1;
   section_t *s = calloc((size_t)n, sizeof *s);

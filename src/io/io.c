@@ -1,7 +1,7 @@
 /*
  * io.c - the back-end table and the mapping of system errors to codes.
  */
-#include "internal.h"
+#include "file.h"
 
 #include <errno.h>
 #include <string.h>

@@ -36,7 +36,7 @@
  * and nothing is shared between handles or threads.
  */
 #define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
-#include "internal.h"
+#include "io/io.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -43,7 +43,8 @@
  * on a file that cannot be locked, writes no window back.
  */
 #define _GNU_SOURCE /* F_OFD_SETLKW */
-#include "internal.h"
+#include "hints.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>

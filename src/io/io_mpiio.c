@@ -2,7 +2,7 @@
  * io_mpiio.c - the MPI-IO back end: MPI_File_read_at / write_at, so that
  * any file system MPI-IO reaches (through ROMIO's drivers, say) works.
  */
-#include "internal.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <stdio.h>

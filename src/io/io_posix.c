@@ -10,7 +10,8 @@
  * EINTR and short transfers exercise them.
  */
 #define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
-#include "internal.h"
+#include "agree.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  * advisor asks the same questions of arrays that exist only on paper, so
  * the three always agree.
  */
-#include "internal.h"
+#include "layout/layout.h"
 
 #include <stdlib.h>
 

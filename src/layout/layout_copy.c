@@ -8,13 +8,13 @@
  * row is one memcpy; when even the fastest dimension is strided in memory,
  * a row is that dimension and its elements are copied one by one.
  */
-#include "internal.h"
+#include "layout/layout.h"
 
 #include <string.h>
 
 /* Memory offset (relative to the run's first element) of element e of the
  * run, e counted in file order. */
-static int64_t elem_moff(const struct darray_s *a, const section_t *sec,
+static int64_t elem_moff(const darray_desc_t *a, const section_t *sec,
                          int depth, int64_t e) {
   int64_t off = 0;
   for (int i = a->ndims - 1; i > depth; i--) {
@@ -25,7 +25,7 @@ static int64_t elem_moff(const struct darray_s *a, const section_t *sec,
   return off + e * sec->mem_stride[a->perm[depth]];
 }
 
-void darray__layout_copy(const struct darray_s *a, const section_t *sec,
+void darray__layout_copy(const darray_desc_t *a, const section_t *sec,
                          const layout_run_t *run, int64_t b0, int64_t b1,
                          char *user, char *packed, bool to_packed) {
   const int64_t es = a->esize;

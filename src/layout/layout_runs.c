@@ -9,7 +9,7 @@
  * runs of a cell are enumerated by an odometer over the slower dimensions'
  * indices and the run dimension's blocks: O(ndims) state, no lists.
  */
-#include "internal.h"
+#include "layout/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@ static bool set_is_full(const dist_set_t *s, int64_t n) {
   return s->count == 1 && s->first == 0 && s->block == n;
 }
 
-static int run_depth(const struct darray_s *a, const section_t *sec) {
+static int run_depth(const darray_desc_t *a, const section_t *sec) {
   int depth = a->ndims - 1;
   while (depth > 0 && set_is_full(&sec->set[a->perm[depth]],
                                   a->gsizes[a->perm[depth]]))
@@ -27,7 +27,7 @@ static int run_depth(const struct darray_s *a, const section_t *sec) {
 }
 
 /* Whether walking a run in file order walks the buffer contiguously. */
-static bool runs_mem_contig(const struct darray_s *a, const section_t *sec,
+static bool runs_mem_contig(const darray_desc_t *a, const section_t *sec,
                             int depth) {
   int64_t expect = a->esize;
   for (int i = a->ndims - 1; i >= depth; i--) {
@@ -39,14 +39,14 @@ static bool runs_mem_contig(const struct darray_s *a, const section_t *sec,
   return true;
 }
 
-bool darray__layout_mem_contig(const struct darray_s *a, const section_t *sec) {
+bool darray__layout_mem_contig(const darray_desc_t *a, const section_t *sec) {
   for (int d = 0; d < a->ndims; d++)
     if (sec->set[d].count == 0)
       return true; /* no runs at all */
   return runs_mem_contig(a, sec, run_depth(a, sec));
 }
 
-static void secit_init(layout_secit_t *it, const struct darray_s *a,
+static void secit_init(layout_secit_t *it, const darray_desc_t *a,
                        const section_t *sec) {
   it->depth = run_depth(a, sec);
   it->mem_contig = runs_mem_contig(a, sec, it->depth);
@@ -63,7 +63,7 @@ static void secit_init(layout_secit_t *it, const struct darray_s *a,
 /* The run at the iterator's current position. The offsets of the slower
  * dimensions are cached until the odometer carries past the run
  * dimension, so consecutive runs of a row cost a few multiplications. */
-static void secit_run(layout_secit_t *it, const struct darray_s *a,
+static void secit_run(layout_secit_t *it, const darray_desc_t *a,
                       const section_t *sec, int secno, layout_run_t *r) {
   if (!it->base_ok) {
     int64_t foff = a->disp, moff = sec->mem_base;
@@ -90,7 +90,7 @@ static void secit_run(layout_secit_t *it, const struct darray_s *a,
   r->mem_contig = it->mem_contig;
 }
 
-static void secit_advance(layout_secit_t *it, const struct darray_s *a,
+static void secit_advance(layout_secit_t *it, const darray_desc_t *a,
                           const section_t *sec) {
   for (int i = it->depth; i >= 0; i--) {
     const dist_set_t *s = &sec->set[a->perm[i]];
@@ -113,7 +113,7 @@ static void refill(layout_iter_t *it, int s) {
   secit_advance(si, it->a, &it->sec[s]);
 }
 
-int darray__layout_iter_init(layout_iter_t *it, const struct darray_s *a,
+int darray__layout_iter_init(layout_iter_t *it, const darray_desc_t *a,
                              const section_t *sec, int nsec) {
   it->a = a;
   it->sec = sec;
@@ -182,7 +182,7 @@ static int64_t block_lower_bound(const dist_set_t *s, int64_t g) {
 
 /* Lexicographic search over the odometer for the first position at or
  * after the coordinates c (in file order). */
-static void secit_seek(layout_secit_t *it, const struct darray_s *a,
+static void secit_seek(layout_secit_t *it, const darray_desc_t *a,
                        const section_t *sec, const int64_t c[]) {
   int i = 0;
   it->base_ok = false;
@@ -217,7 +217,7 @@ static void secit_seek(layout_secit_t *it, const struct darray_s *a,
 
 /* Position one cell's odometer on its first run that ends after file
  * offset off; c holds off's coordinates in file order (file_coords). */
-static void secit_at(layout_secit_t *it, const struct darray_s *a,
+static void secit_at(layout_secit_t *it, const darray_desc_t *a,
                      const section_t *sec, int64_t off, const int64_t c[]) {
   int64_t rel = off - a->disp;
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
@@ -228,7 +228,7 @@ static void secit_at(layout_secit_t *it, const struct darray_s *a,
     secit_seek(it, a, sec, c);
 }
 
-static void file_coords(const struct darray_s *a, int64_t off, int64_t c[]) {
+static void file_coords(const darray_desc_t *a, int64_t off, int64_t c[]) {
   int64_t rel = off - a->disp;
   for (int i = 0; i < a->ndims; i++) {
     int d = a->perm[i];
@@ -246,7 +246,7 @@ void darray__layout_seek(layout_iter_t *it, int64_t off) {
 }
 
 /* The part of run r inside [lo, hi), between the user buffer and win. */
-static void copy_run_window(const struct darray_s *a, const section_t *sec,
+static void copy_run_window(const darray_desc_t *a, const section_t *sec,
                             const layout_run_t *r, int64_t lo, int64_t hi,
                             char *user, char *win, bool to_win) {
   int64_t b0 = lo > r->foff ? lo - r->foff : 0;
@@ -268,7 +268,7 @@ static void copy_run_window(const struct darray_s *a, const section_t *sec,
  * of an iterator step (the sieve's windows hold thousands of short runs).
  * The step is taken only to a block that exists: one stride past a row's
  * last block may lie beyond INT64_MAX when the array ends near it. */
-static void copy_cell_window(const struct darray_s *a, const section_t *sec,
+static void copy_cell_window(const darray_desc_t *a, const section_t *sec,
                              int secno, int64_t lo, int64_t hi,
                              const int64_t c[], char *user, char *win,
                              bool to_win) {
@@ -298,7 +298,7 @@ static void copy_cell_window(const struct darray_s *a, const section_t *sec,
   }
 }
 
-void darray__layout_copy_window(const struct darray_s *a, const section_t *sec,
+void darray__layout_copy_window(const darray_desc_t *a, const section_t *sec,
                                 int nsec, int64_t lo, int64_t hi, char *user,
                                 char *win, bool to_win) {
   int64_t c[DARRAY_MAX_DIMS];
@@ -307,7 +307,7 @@ void darray__layout_copy_window(const struct darray_s *a, const section_t *sec,
     copy_cell_window(a, &sec[s], s, lo, hi, c, user, win, to_win);
 }
 
-int darray__layout_extent(const struct darray_s *a, const section_t *sec,
+int darray__layout_extent(const darray_desc_t *a, const section_t *sec,
                           int nsec, int64_t *lo, int64_t *hi) {
   *lo = *hi = 0;
   bool any = false;
@@ -333,7 +333,7 @@ int darray__layout_extent(const struct darray_s *a, const section_t *sec,
   return DARRAY_SUCCESS;
 }
 
-void darray__layout_count(const struct darray_s *a, const section_t *sec,
+void darray__layout_count(const darray_desc_t *a, const section_t *sec,
                           int nsec, int64_t *nruns, int64_t *bytes) {
   *nruns = *bytes = 0;
   for (int s = 0; s < nsec; s++) {
@@ -351,7 +351,7 @@ void darray__layout_count(const struct darray_s *a, const section_t *sec,
   }
 }
 
-void darray__layout_summary(const struct darray_s *a, const section_t *sec,
+void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
                             int nsec, layout_summary_t *sum) {
   *sum = (layout_summary_t){0, 0, 0, 0, 0, 0};
   darray__layout_count(a, sec, nsec, &sum->nruns, &sum->bytes);
@@ -376,7 +376,7 @@ void darray__layout_summary(const struct darray_s *a, const section_t *sec,
 /* Closed forms over file ranges (two-phase streams): no run is walked.     */
 
 /* Bytes of one cell's runs before file offset x; c: x's coordinates. */
-static int64_t cell_bytes_before(const struct darray_s *a, const section_t *sec,
+static int64_t cell_bytes_before(const darray_desc_t *a, const section_t *sec,
                                  int64_t x, const int64_t c[]) {
   layout_secit_t it;
   secit_init(&it, a, sec);
@@ -402,7 +402,7 @@ static int64_t cell_bytes_before(const struct darray_s *a, const section_t *sec,
   return bytes + (x > r.foff ? x - r.foff : 0); /* a run across x */
 }
 
-int64_t darray__layout_bytes_before(const struct darray_s *a,
+int64_t darray__layout_bytes_before(const darray_desc_t *a,
                                     const section_t *sec, int nsec,
                                     int64_t x) {
   int64_t c[DARRAY_MAX_DIMS], sum = 0;
@@ -412,7 +412,7 @@ int64_t darray__layout_bytes_before(const struct darray_s *a,
   return sum;
 }
 
-bool darray__layout_file_packed(const struct darray_s *a,
+bool darray__layout_file_packed(const darray_desc_t *a,
                                 const section_t *sec) {
   int64_t expect = a->esize;
   for (int i = a->ndims - 1; i >= 0; i--) {
@@ -427,7 +427,7 @@ bool darray__layout_file_packed(const struct darray_s *a,
   return true;
 }
 
-void darray__layout_pack_section(const struct darray_s *a, const section_t *in,
+void darray__layout_pack_section(const darray_desc_t *a, const section_t *in,
                                  int64_t base, section_t *out) {
   *out = *in;
   int64_t stride = a->esize;

@@ -51,7 +51,7 @@
  * Memory: one buffer of at most the hint (never more than this process's
  * extent) plus two run iterators, whatever the array size.
  */
-#include "internal.h"
+#include "strategy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +147,7 @@ static int io(sieve_t *s, void *p, int64_t len, int64_t off) {
 static void copy(sieve_t *s, const layout_run_t *r, int64_t b0, int64_t b1,
                  char *packed, bool to_packed) {
   const struct darray_s *a = s->x->a;
-  darray__layout_copy(a, &s->x->sec[r->sec], r, b0, b1, s->x->buf, packed,
+  darray__layout_copy(&a->d, &s->x->sec[r->sec], r, b0, b1, s->x->buf, packed,
                       to_packed);
 }
 
@@ -167,7 +167,7 @@ static int move_piece(sieve_t *s, const layout_run_t *r, int64_t b0,
 /* Copy every piece of the window between the user's buffer and the
  * window's image in buf. */
 static void copy_window(sieve_t *s, const window_t *w, bool to_packed) {
-  darray__layout_copy_window(s->x->a, s->x->sec, s->x->nsec, w->lo, w->hi,
+  darray__layout_copy_window(&s->x->a->d, s->x->sec, s->x->nsec, w->lo, w->hi,
                              s->x->buf, s->buf, to_packed);
 }
 
@@ -263,7 +263,7 @@ static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
                           bool *over) {
   const struct darray_s *a = x->a;
   *over = false;
-  for (int r = 0; r < a->nprocs && !*over; r++) {
+  for (int r = 0; r < a->d.nprocs && !*over; r++) {
     if (r == a->rank)
       continue;
     section_t *sec;
@@ -272,7 +272,7 @@ static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
     if (rc != DARRAY_SUCCESS)
       return rc;
     int64_t rlo, rhi;
-    darray__layout_extent(a, sec, nsec, &rlo, &rhi);
+    darray__layout_extent(&a->d, sec, nsec, &rlo, &rhi);
     free(sec);
     *over = rlo < rhi && rlo < hi && lo < rhi;
   }
@@ -292,13 +292,13 @@ static int sieve_setup(sieve_t *s) {
   xfer_t *x = s->x;
   const struct darray_s *a = x->a;
   const darray_hints_t *h = &x->f->hints;
-  int rc = darray__layout_iter_init(&s->scan, a, x->sec, x->nsec);
+  int rc = darray__layout_iter_init(&s->scan, &a->d, x->sec, x->nsec);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__layout_iter_init(&s->replay, a, x->sec, x->nsec);
+    rc = darray__layout_iter_init(&s->replay, &a->d, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   int64_t lo, hi;
-  darray__layout_extent(a, x->sec, x->nsec, &lo, &hi);
+  darray__layout_extent(&a->d, x->sec, x->nsec, &lo, &hi);
   s->cap = window_cap(x);
   if (s->cap > hi - lo)
     s->cap = hi - lo;
@@ -312,7 +312,7 @@ static int sieve_setup(sieve_t *s) {
   s->ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs;
   s->rmw_ok = x->write && x->f->io.rmw;
   s->locks = x->write && x->f->io.locks;
-  if (x->write && h->concurrency == DARRAY_CONC_NONE && a->nprocs > 1) {
+  if (x->write && h->concurrency == DARRAY_CONC_NONE && a->d.nprocs > 1) {
     /* nobody else writes, but this call's windows may cover each other's
      * bytes: then lock as under `locked`, or write no window back */
     bool over;
@@ -339,7 +339,7 @@ static void sieve_finish(xfer_t *x) {
 static int sieve_prepare(xfer_t *x) {
   int64_t lo, hi;
   x->state = NULL;
-  darray__layout_extent(x->a, x->sec, x->nsec, &lo, &hi);
+  darray__layout_extent(&x->a->d, x->sec, x->nsec, &lo, &hi);
   if (hi <= lo)
     return DARRAY_SUCCESS; /* nothing to move */
   sieve_t *s = calloc(1, sizeof *s);
@@ -390,7 +390,7 @@ int darray__sieve_read_cost(const xfer_t *x, const section_t *sec, int nsec,
   *ns = 0;
   if (bytes <= 0)
     return DARRAY_SUCCESS;
-  int rc = darray__layout_iter_init(&s.scan, x->a, sec, nsec);
+  int rc = darray__layout_iter_init(&s.scan, &x->a->d, sec, nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   int64_t cap = window_cap(x);

@@ -99,7 +99,7 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
       }
       int64_t room = send ? t->M - fill : avail;
       int64_t take = w.b1 - b < room ? w.b1 - b : room;
-      darray__layout_copy(t->a, &t->x->sec[w.run.sec], &w.run, b, b + take,
+      darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, b, b + take,
                           t->x->buf, t->pack + fill, send);
       b += take;
       fill += take;
@@ -173,7 +173,7 @@ static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
   char *p = t->cur.stage + t->cur.stage_off[t->me];
   for (darray__tp_walk_start(&w, &t->self, clo, chi); w.valid;
        darray__tp_walk_next(&w)) {
-    darray__layout_copy(t->a, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
+    darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
                         t->x->buf, p, to_stage);
     p += w.b1 - w.b0;
   }
@@ -219,7 +219,7 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
  */
 static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
   const struct darray_s *a = t->a;
-  darray__layout_copy_window(a, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
+  darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
                              t->img, to_img);
   for (int r = 0; r < t->P; r++) {
     char *p = t->cur.stage + t->cur.stage_off[r];
@@ -227,9 +227,9 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
       continue;
     if (t->peer_nsec[r] == 1) {
       section_t ps;
-      int64_t b0 = darray__layout_bytes_before(a, t->peer_sec[r], 1, clo);
-      darray__layout_pack_section(a, &t->peer_sec[r][0], -b0, &ps);
-      darray__layout_copy_window(a, &ps, 1, clo, chi, p, t->img, to_img);
+      int64_t b0 = darray__layout_bytes_before(&a->d, t->peer_sec[r], 1, clo);
+      darray__layout_pack_section(&a->d, &t->peer_sec[r][0], -b0, &ps);
+      darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, t->img, to_img);
       continue;
     }
     pwalk_t w;

@@ -64,7 +64,7 @@ static int64_t boundary(const tp_t *t, int i) {
   int64_t b = t->lo + span / t->A * i + span % t->A * i / t->A;
   if (su > 0) /* to the nearest multiple of su; halves round up */
     b = b % su < su - su / 2 ? b - b % su : round_up_to(b, 0, su, t->hi);
-  b = round_up_to(b, t->a->disp, t->a->esize, t->hi);
+  b = round_up_to(b, t->a->d.disp, t->a->d.esize, t->hi);
   return b < t->lo ? t->lo : b > t->hi ? t->hi : b;
 }
 
@@ -97,19 +97,19 @@ static int extent_and_density(tp_t *t) {
     if (rc != DARRAY_SUCCESS)
       return rc;
     int64_t lo, hi;
-    darray__layout_extent(a, t->peer_sec[r], t->peer_nsec[r], &lo, &hi);
+    darray__layout_extent(&a->d, t->peer_sec[r], t->peer_nsec[r], &lo, &hi);
     if (hi > lo) {
       t->lo = any && t->lo < lo ? t->lo : lo;
       t->hi = any && t->hi > hi ? t->hi : hi;
       any = true;
     }
     int64_t nruns, bytes;
-    darray__layout_count(a, t->peer_sec[r], t->peer_nsec[r], &nruns, &bytes);
+    darray__layout_count(&a->d, t->peer_sec[r], t->peer_nsec[r], &nruns, &bytes);
     t->nruns += nruns;
     t->nbytes += bytes;
     for (int s = 0; s < t->peer_nsec[r]; s++) {
-      int64_t n = a->esize;
-      for (int d = 0; d < a->ndims; d++)
+      int64_t n = a->d.esize;
+      for (int d = 0; d < a->d.ndims; d++)
         n *= darray__dist_set_size(&t->peer_sec[r][s].set[d]);
       owned += n;
     }
@@ -137,7 +137,7 @@ static int extent_and_density(tp_t *t) {
  * number of cycles. */
 void darray__tp_set_chunks(tp_t *t, int parts) {
   const darray_hints_t *h = &t->x->f->hints;
-  int64_t es = t->a->esize, cb = h->cb_buffer_size;
+  int64_t es = t->a->d.esize, cb = h->cb_buffer_size;
   t->M = cb / 4 / es * es;
   if (t->M < es)
     t->M = es;
@@ -214,7 +214,7 @@ static void choose_aggregators(tp_t *t) {
 static bool all_mem_contig(const xfer_t *x) {
   bool contig = true;
   for (int s = 0; s < x->nsec; s++)
-    contig &= darray__layout_mem_contig(x->a, &x->sec[s]);
+    contig &= darray__layout_mem_contig(&x->a->d, &x->sec[s]);
   return contig;
 }
 
@@ -274,7 +274,7 @@ static int prepare_aggregator(tp_t *t) {
     return DARRAY_ENOMEM;
   t->stage_cap = t->C;
   for (int r = 0; r < t->P; r++) {
-    int rc = darray__layout_iter_init(&t->peer[r], t->a, t->peer_sec[r],
+    int rc = darray__layout_iter_init(&t->peer[r], &t->a->d, t->peer_sec[r],
                                       t->peer_nsec[r]);
     if (rc != DARRAY_SUCCESS)
       return rc;
@@ -303,7 +303,7 @@ static int tp_prepare(xfer_t *x) {
   x->state = t;
   t->x = x;
   t->a = x->a;
-  t->P = x->a->nprocs;
+  t->P = x->a->d.nprocs;
   t->me = x->a->rank;
   t->peer_sec = calloc((size_t)t->P, sizeof *t->peer_sec);
   t->peer_nsec = calloc((size_t)t->P, sizeof *t->peer_nsec);
@@ -316,7 +316,7 @@ static int tp_prepare(xfer_t *x) {
   if (t->rc != DARRAY_SUCCESS)
     return t->rc; /* darray__tp_set_chunks: the buffers do not fit */
   t->self_contig = all_mem_contig(x);
-  rc = darray__layout_iter_init(&t->self, t->a, x->sec, x->nsec);
+  rc = darray__layout_iter_init(&t->self, &t->a->d, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
     return rc;
   t->self_ok = true;

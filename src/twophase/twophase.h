@@ -4,7 +4,8 @@
 #ifndef DARRAYIO_TWOPHASE_H
 #define DARRAYIO_TWOPHASE_H
 
-#include "internal.h"
+#include "strategy.h"
+#include "agree.h"
 
 /* The pieces of one process's runs inside a file range, in file order. */
 typedef struct pwalk {

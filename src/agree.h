@@ -1,0 +1,52 @@
+/*
+ * agree.h - collective agreement on results (error.c) and polite waiting
+ * for MPI requests (wait.c).
+ */
+#ifndef DARRAYIO_AGREE_H
+#define DARRAYIO_AGREE_H
+
+#include "util.h"
+
+/*
+ * Agree on a result across comm: every process returns the smallest
+ * (most negative) code of any process. A process whose own code is
+ * success but that sees another's failure gets that code and a message
+ * "rank R failed: ..." in msg (if msg is not NULL). If the agreement
+ * itself fails, returns DARRAY_EMPI.
+ */
+DARRAY_HIDDEN int darray__agree(MPI_Comm comm, int code, char *msg);
+
+/* Agree on a result and check that vals[0..n) (n <= 32) are equal on every
+ * process, in one collective. Returns the agreed code; when every process
+ * succeeded but some value differs, returns DARRAY_EINCONSISTENT and sets
+ * *bad (if not NULL) to the index of the first differing value. */
+DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad);
+
+/* darray__agree_check for an agreement that more collectives of the same
+ * call follow: if its allreduce fails on this process alone, returns this
+ * process's own code (so that it joins what the others do next) and sets
+ * *late to DARRAY_EMPI (message in msg), which the caller must give to its
+ * next agreement. *late is left alone otherwise. */
+DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad,
+                                      int *late);
+
+/* Complete MPI requests, polling and then yielding the processor between
+ * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
+DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
+/* The cost (ns) of one synchronization of comm's processes: CORE with a
+ * core per process, SHARED when a node runs more processes than it has
+ * cores; measured once per user communicator and kept as its attribute
+ * (wait.c). cached: the kept value, if this process has it (local);
+ * measure: collective over comm (a duplicate of user_comm), the same
+ * answer everywhere, DARRAY_EMPI when an allreduce fails. Every process
+ * must measure when one has no kept value. */
+#define DARRAY_CYCLE_CORE_NS INT64_C(10000)
+#define DARRAY_CYCLE_SHARED_NS INT64_C(1000000)
+DARRAY_HIDDEN bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns);
+DARRAY_HIDDEN int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
+                                            int64_t *ns);
+DARRAY_HIDDEN int darray__wait(MPI_Request *req);
+
+#endif /* DARRAYIO_AGREE_H */

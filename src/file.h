@@ -1,0 +1,40 @@
+/*
+ * file.h - the file handle (darray_file.c).
+ */
+#ifndef DARRAYIO_FILE_H
+#define DARRAYIO_FILE_H
+
+#include "hints.h"
+#include "io/io.h"
+
+typedef struct darray_file_s {
+  uint32_t magic;
+  MPI_Comm comm;
+  int rank, nprocs;
+  int mode;
+  darray_hints_t hints;
+  bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
+  uint64_t id;        /* unique in the process (darray__next_id) */
+  /* the planner's whole-array decisions on this file, per operation
+   * (read, write) for the last DARRAY_PLAN_MEMO arrays used with it
+   * (darray_xfer.c): a committed array and the file's hints never change,
+   * so a decision holds for the file's life */
+  struct {
+    uint64_t array; /* the array's id; 0: none */
+    const struct strategy *s;
+  } plan_memo[2][4];
+  int memo_next[2];
+  io_file_t io;
+  darray_stats_t stats;
+  char errmsg[DARRAY_ERRMSG_LEN];
+} darray_file_s_t;
+
+/* Check that f is a live file handle and clear its message. */
+DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+/* The cause of the back end's last failure, for a message: the MPI call
+ * and MPI's text (mpiio), the system error (posix), or "". */
+DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
+/* Forget the back end's last failure (before an operation). */
+DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
+
+#endif /* DARRAYIO_FILE_H */

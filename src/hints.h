@@ -1,0 +1,71 @@
+/*
+ * hints.h - the hints a file is opened with (hints.c).
+ */
+#ifndef DARRAYIO_HINTS_H
+#define DARRAYIO_HINTS_H
+
+#include "util.h"
+
+enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
+enum {
+  DARRAY_STRATEGY_AUTO = 0,
+  DARRAY_STRATEGY_DIRECT = 1,
+  DARRAY_STRATEGY_TWOPHASE = 2,
+  DARRAY_STRATEGY_SIEVE = 3
+};
+enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
+/* darray_concurrent_writers (src/io/io_lock.c) */
+enum {
+  DARRAY_CONC_LOCKED = 0,  /* others may write: locks, locked RMW */
+  DARRAY_CONC_NONE = 1,    /* nobody else writes: no locks, RMW */
+  DARRAY_CONC_UNLOCKED = 2 /* others write without locks: no RMW */
+};
+
+typedef struct darray_hints {
+  int backend;
+  int strategy;
+  int64_t ind_rd_buffer_size;
+  int64_t ind_wr_buffer_size;
+  int64_t cb_buffer_size;
+  int64_t cb_nodes;
+  int64_t striping_unit;
+  int64_t striping_factor;
+  int ds_read, ds_write, cb_read, cb_write;
+  /* data sieving's cost model (src/sieve, doc/sieving.md): time of one
+   * read and one write call, and the transfer rate */
+  int64_t ds_rd_latency_ns;
+  int64_t ds_wr_latency_ns;
+  int64_t ds_bandwidth_mbs; /* 10^6 bytes per second */
+  /* darray_temp_limit: the most temporary memory one call may use on a
+   * process, 0 = no limit beyond the buffer sizes above (which it lowers) */
+  int64_t temp_limit;
+  /* two-phase: pieces shorter than this on average are copied into an
+   * image of the chunk (src/twophase/twophase.c) */
+  int64_t cb_image_piece;
+  /* two-phase writes: overlap the next chunk's exchange with this chunk's
+   * file call (tri-state) */
+  int cb_pipeline;
+  /* the planner's two-phase costs: exchange rate (10^6 bytes per second,
+   * each byte counted when sent and when received) and the cost of one
+   * cycle's synchronization */
+  int64_t cb_exchange_mbs;
+  int64_t cb_cycle_ns;
+  /* darray_concurrent_writers: DARRAY_CONC_* */
+  int concurrency;
+} darray_hints_t;
+
+DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
+/* After parsing: lower the buffer sizes to darray_temp_limit, if set. */
+DARRAY_HIDDEN void darray__hints_apply_limit(darray_hints_t *h);
+/* Apply one "key=value;key=value" string; strict: unknown keys are errors.
+ * On error writes a message naming the key into msg. */
+DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,
+                                             char *msg, size_t msglen);
+/* Apply the known keys of an MPI_Info (unknown ones are ignored). */
+DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
+                                          char *msg, size_t msglen);
+/* Text value of a hint; returns DARRAY_EHINT for unknown keys. */
+DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
+                                    char *value, size_t len);
+
+#endif /* DARRAYIO_HINTS_H */

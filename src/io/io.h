@@ -1,0 +1,154 @@
+/*
+ * io.h - byte-transfer back ends (posix, mpiio), byte-range locks and the
+ * fault-injection layer.
+ */
+#ifndef DARRAYIO_IO_H
+#define DARRAYIO_IO_H
+
+#include "util.h"
+#include <sys/types.h>
+#include <sys/uio.h>
+
+typedef struct io_file io_file_t;
+
+typedef struct io_ops {
+  const char *name;
+  /* open on every process of comm (collective for mpiio; posix opens per
+   * process, the caller orders creation) */
+  int (*open)(io_file_t *f, MPI_Comm comm, const char *path, int mode,
+              MPI_Info info, char *msg, size_t msglen);
+  /* transfer exactly len bytes, retrying partial transfers; a read that
+   * meets end of file returns DARRAY_EEOF */
+  int (*pread)(io_file_t *f, void *buf, int64_t len, int64_t off);
+  int (*pwrite)(io_file_t *f, const void *buf, int64_t len, int64_t off);
+  int (*sync)(io_file_t *f);
+  int (*close)(io_file_t *f);
+  /* vector transfer of the contiguous file range starting at off from/to
+   * n (<= DARRAY_IOV_MAX) memory pieces, retrying partial transfers; NULL
+   * when the back end has none (the io layer then gathers/scatters
+   * through a caller's scratch buffer) */
+  int (*preadv)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
+  int (*pwritev)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
+} io_ops_t;
+
+/* Most pieces in one vector call (POSIX guarantees at least 16; Linux
+ * allows 1024). */
+#define DARRAY_IOV_MAX 1024
+
+struct io_file {
+  const io_ops_t *ops;
+  int fd;            /* posix */
+  MPI_File fh;       /* mpiio */
+  int err_errno;     /* errno of the last failure */
+  /* byte-range locks (io_lock.c) */
+  bool locks;        /* writes take locks: shared, or exclusive for a
+                        read-modify-write */
+  bool rmw;          /* a strategy may read-modify-write (under an
+                        exclusive lock when locks is set) */
+  bool can_lock;     /* the file takes fcntl locks (probed at open) */
+  int lock_fd;       /* the descriptor locked: fd, or mpiio's own */
+  bool own_lock_fd;
+  int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
+  int64_t held_lo, held_hi; /* the range this handle holds locked now */
+  char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
+  darray_stats_t *stats;
+  const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
+  struct io_fault *fault;   /* posix: fault-injection state, or NULL */
+};
+
+/*
+ * The system calls of the posix back end, below its retry loops: libc's,
+ * or io_fault.c's, which count them and inject failures and short
+ * transfers when DARRAYIO_FAULT is set at open (doc/reliability.md). Each
+ * behaves as the libc call of the same name on f->fd (open returns the new
+ * descriptor; fcntl_lock is fcntl(fd, cmd, fl) with a struct flock).
+ */
+struct flock;
+typedef struct io_sys {
+  int (*open)(io_file_t *f, const char *path, int flags, int mode);
+  ssize_t (*pread)(io_file_t *f, void *buf, size_t n, int64_t off);
+  ssize_t (*pwrite)(io_file_t *f, const void *buf, size_t n, int64_t off);
+  ssize_t (*preadv)(io_file_t *f, const struct iovec *iov, int n,
+                    int64_t off);
+  ssize_t (*pwritev)(io_file_t *f, const struct iovec *iov, int n,
+                     int64_t off);
+  int (*fsync)(io_file_t *f);
+  int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
+  int (*close)(io_file_t *f); /* of f->fd */
+} io_sys_t;
+
+DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
+
+/* Kinds of system calls the fault layer counts: one per call, then the
+ * classes read (pread, preadv), write (pwrite, pwritev) and any. */
+enum {
+  DARRAY_IO_FOP_OPEN,
+  DARRAY_IO_FOP_PREAD,
+  DARRAY_IO_FOP_PREADV,
+  DARRAY_IO_FOP_PWRITE,
+  DARRAY_IO_FOP_PWRITEV,
+  DARRAY_IO_FOP_LOCK,
+  DARRAY_IO_FOP_UNLOCK,
+  DARRAY_IO_FOP_SYNC,
+  DARRAY_IO_FOP_CLOSE,
+  DARRAY_IO_FOP_READ,
+  DARRAY_IO_FOP_WRITE,
+  DARRAY_IO_FOP_ANY,
+  DARRAY_IO_FOP_N
+};
+
+/* Read DARRAYIO_FAULT and point f->sys at libc or at the fault layer;
+ * `rank` is this process's rank in the file's communicator. Returns
+ * DARRAY_EHINT (message in msg) for a malformed specification. */
+DARRAY_HIDDEN int darray__io_fault_setup(io_file_t *f, int rank, char *msg,
+                                         size_t msglen);
+/* Release the fault state (f->sys goes back to libc). */
+DARRAY_HIDDEN void darray__io_fault_free(io_file_t *f);
+/* Calls of one DARRAY_IO_FOP_* kind since open, and faults injected;
+ * -1 when DARRAYIO_FAULT was not set at open. */
+DARRAY_HIDDEN int64_t darray__io_fault_calls(const io_file_t *f, int op);
+DARRAY_HIDDEN int64_t darray__io_fault_injected(const io_file_t *f);
+/* Validate a specification without a file (for the fuzz target). */
+DARRAY_HIDDEN int darray__io_fault_check_spec(const char *spec, int rank,
+                                              char *msg, size_t msglen);
+
+DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
+
+/* Byte-range locks (io_lock.c). Setup decides, once the back end has
+ * opened the file, whether writes take locks and whether strategies may
+ * read-modify-write, from the mode and darray_concurrent_writers; it
+ * cannot fail (a file that cannot be locked gets neither). */
+DARRAY_HIDDEN void darray__io_lock_setup(io_file_t *f, const char *path,
+                                         int mode, int concurrency);
+DARRAY_HIDDEN void darray__io_lock_free(io_file_t *f);
+/* Lock [off, off+len), shared or exclusive, blocking; nothing when the
+ * file takes no locks. A process holds one lock at a time. */
+DARRAY_HIDDEN int darray__io_lock(io_file_t *f, int64_t off, int64_t len,
+                                  bool excl);
+DARRAY_HIDDEN int darray__io_unlock(io_file_t *f, int64_t off, int64_t len);
+/* Whether a plain write of [off, off+len) must take a shared lock: the
+ * file takes locks and no lock this handle holds covers it. */
+DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_file_t *f,
+                                               int64_t off, int64_t len);
+
+struct darray_file_s;
+/* Transfer through a file's back end, counting calls and bytes. */
+DARRAY_HIDDEN int darray__io_pread(struct darray_file_s *f, void *buf,
+                                   int64_t len, int64_t off);
+DARRAY_HIDDEN int darray__io_pwrite(struct darray_file_s *f, const void *buf,
+                                    int64_t len, int64_t off);
+/* Vector transfers: through the back end's own, or gathered/scattered
+ * through scratch (scratch_len >= the largest single piece is not needed:
+ * pieces are split as they go). */
+DARRAY_HIDDEN int darray__io_pwritev(struct darray_file_s *f,
+                                     const struct iovec *iov, int n,
+                                     int64_t off, char *scratch,
+                                     int64_t scratch_len);
+DARRAY_HIDDEN int darray__io_preadv(struct darray_file_s *f,
+                                    const struct iovec *iov, int n,
+                                    int64_t off, char *scratch,
+                                    int64_t scratch_len);
+/* Map an errno value to a darray code. */
+DARRAY_HIDDEN int darray__io_errno_code(int e);
+
+#endif /* DARRAYIO_IO_H */

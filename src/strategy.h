@@ -1,0 +1,95 @@
+/*
+ * strategy.h - one read or write call (xfer_t), what it accesses
+ * (access.c), the ways of moving its bytes and the planner that chooses
+ * among them (plan.c).
+ */
+#ifndef DARRAYIO_STRATEGY_H
+#define DARRAYIO_STRATEGY_H
+
+#include "array.h"
+#include "file.h"
+#include "layout/layout.h"
+
+/* Context of one read or write call on this process. */
+typedef struct xfer {
+  struct darray_file_s *f;
+  const struct darray_s *a;
+  char *buf;
+  bool write;
+  char *msg; /* where to put a detailed message */
+  size_t msglen;
+  void *state; /* the strategy's own, from prepare to finish */
+  /* the access: this process's cells (the array's own, or the one box of a
+   * section call, laid out densely in buf) */
+  const section_t *sec;
+  int nsec;
+  section_t box_sec;    /* storage for a section call's own cell */
+  const int64_t *boxes; /* section calls: every process's (start, count)
+                           per dimension, 2*ndims values each; else NULL */
+  /* the request's own: what lives from the call's start to its end */
+  const struct strategy *strategy; /* chosen by the plan */
+  int64_t *boxes_owned;            /* storage behind boxes */
+  bool failed_early; /* setup failed and every process knows it */
+  int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
+               for the next agreement (darray__agree_first) */
+} xfer_t;
+
+/* The cells rank r accesses in this call (allocated; the caller frees).
+ * Whole-array calls derive them from the distribution, section calls from
+ * the gathered boxes; for the calling rank itself they are x->sec, with
+ * its buffer's true layout (other ranks' memory offsets are not known and
+ * must not be used). */
+DARRAY_HIDDEN int darray__xfer_sections(const xfer_t *x, int r,
+                                        section_t **sec, int *nsec);
+/* Whether two (start, count) boxes of nd dimensions share an element. */
+DARRAY_HIDDEN bool darray__boxes_meet(const int64_t *p, const int64_t *q,
+                                      int nd);
+/* An upper bound on how many processes' boxes cover any one element of a
+ * section call (1 for whole-array calls). */
+DARRAY_HIDDEN int darray__boxes_depth(const xfer_t *x);
+/* The temporary buffer of an independent strategy (direct batches, sieve
+ * windows) for a buffer-size hint: the hint in whole elements, at least
+ * one, since runs strided in memory are copied element by element; under a
+ * darray_temp_limit below one element, the hint itself: such a call has no
+ * cell strided in memory (it is refused before the strategy prepares), and
+ * pieces of contiguous runs are copied as bytes. */
+DARRAY_HIDDEN int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint);
+/* A dense box [start, start+count) of the global array, held in a buffer
+ * of shape count in the given memory order. */
+DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
+                                       const int64_t start[],
+                                       const int64_t count[],
+                                       darray_order_t order, section_t *s);
+
+/*
+ * A way of moving the bytes. prepare is local and runs before the call's
+ * argument agreement, so its failures (out of memory) are agreed on with
+ * the arguments; run may be collective and then must take part in every
+ * exchange even after a local failure; finish frees what prepare made.
+ * prepare and finish may be NULL.
+ */
+typedef struct strategy {
+  const char *name;
+  int (*prepare)(xfer_t *x);
+  int (*run)(xfer_t *x); /* the caller agrees on the result */
+  void (*finish)(xfer_t *x);
+} strategy_t;
+
+DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
+DARRAY_HIDDEN extern const strategy_t darray__strategy_twophase;
+DARRAY_HIDDEN extern const strategy_t darray__strategy_sieve;
+/* The planner's estimate (ns) of a sieved read of sections sec holding
+ * bytes bytes, from its first `sample` runs (src/sieve/sieve.c). */
+DARRAY_HIDDEN int darray__sieve_read_cost(const xfer_t *x,
+                                          const section_t *sec, int nsec,
+                                          int64_t bytes, int64_t sample,
+                                          double *ns);
+
+/* Choose the strategy for a call: the same on every process, computed
+ * without communication. Fails only when out of memory. */
+DARRAY_HIDDEN int darray__plan_choose(const xfer_t *x, const strategy_t **s);
+/* The same decision, with its reason in words in why (n bytes). */
+DARRAY_HIDDEN int darray__plan_explain(const xfer_t *x, const strategy_t **s,
+                                       char *why, size_t n);
+
+#endif /* DARRAYIO_STRATEGY_H */

@@ -1,0 +1,77 @@
+/*
+ * util.h - what every room of darrayio uses: configure's results, the public
+ * header, hidden visibility, messages, hashing and checked arithmetic.
+ *
+ * Naming: public symbols are darray_*, internal ones shared between files
+ * are darray__<room>_*, everything else is static. Internal symbols have
+ * hidden visibility in the shared library. Each room has its own header
+ * (dist/dist.h, layout/layout.h, array.h, hints.h, io/io.h, file.h,
+ * agree.h, strategy.h); this one is the only header every room includes.
+ */
+#ifndef DARRAYIO_UTIL_H
+#define DARRAYIO_UTIL_H
+
+
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* configure's results (HAVE_ZLIB, ...) */
+#endif
+
+#include "darrayio.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
+#define DARRAY_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define DARRAY_HIDDEN
+#endif
+
+#define DARRAY_MAGIC_ARRAY 0x44415252u /* "DARR" */
+#define DARRAY_MAGIC_FILE 0x4446494cu  /* "DFIL" */
+#define DARRAY_MAGIC_DEAD 0xdeadbeefu
+
+#define DARRAY_ERRMSG_LEN 512
+/* Most characters of a path in a message (darray__short_path), and of an
+ * I/O back end's own text about a failure (io_file_t.err_text): together
+ * with the words around them they fit a message whole. */
+#define DARRAY_PATH_SHOWN 160
+#define DARRAY_IO_TEXT_LEN 300
+
+/* A path for a message: itself, or at most DARRAY_PATH_SHOWN characters
+ * of it with its middle replaced by "..." ("/very/long/.../tail"), so that
+ * the cause after it still fits the message. Returns buf (n bytes). */
+DARRAY_HIDDEN const char *darray__short_path(const char *path, char *buf,
+                                             size_t n);
+/* The same for any text, at most max characters, cut at spaces. */
+DARRAY_HIDDEN const char *darray__short_text(const char *text, size_t max,
+                                             char *buf, size_t n);
+
+/* Format a message into buf (snprintf style) and return code. */
+DARRAY_HIDDEN int darray__err(char *buf, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Buffer for failures with no handle (thread-local). */
+DARRAY_HIDDEN char *darray__errbuf_nohandle(void);
+
+/* 64-bit FNV-1a hash of bytes, continuing from h (start with 0; util.c). */
+DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
+
+/* A new handle id, unique in the process, from 1 (util.c). */
+DARRAY_HIDDEN uint64_t darray__next_id(void);
+
+/* Checked 64-bit arithmetic: return false on overflow. */
+DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
+DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
+/* Bytes for people ("1.5 MiB") into buf; returns buf (explain.c). */
+DARRAY_HIDDEN const char *darray__human_bytes(int64_t b, char *buf, size_t n);
+/* Strip leading and trailing white space in place; returns the start. */
+DARRAY_HIDDEN char *darray__trim(char *s);
+
+#endif /* DARRAYIO_UTIL_H */
