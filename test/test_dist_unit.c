@@ -1,6 +1,6 @@
 /*
  * test_dist_unit.c - table-driven checks of the distribution index math in
- * src/dist (1 rank; calls internal functions from src/internal.h).
+ * src/dist (1 rank; calls internal functions from src/dist/dist.h).
  *
  * Every expected value comes from a brute-force loop written here from the
  * definitions (BLOCK/CYCLIC: owner (g / b) mod p, local (g / (b p)) b + g mod
@@ -99,7 +99,7 @@ static void check_bc_coord(const bc_case_t *tc, int c, int64_t *want,
   if (!TU_EQ_I64(darray__dist_set_size(&s), nwant))
     fprintf(stderr, "  case %s\n", what);
 
-  /* the fields mean what internal.h says */
+  /* the fields mean what dist/dist.h says */
   TU_CHECK(s.count >= 0);
   if (nwant == 0) {
     TU_EQ_I64(s.count, 0);
