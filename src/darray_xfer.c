@@ -20,41 +20,44 @@ typedef struct region {
   darray_order_t order;
 } region_t;
 
-static int common_args(darray_file_t f, darray_t a, bool write) {
+static int common_args(xfer_t *x) {
+  darray_file_t f = x->f;
+  const struct darray_s *a = x->a;
+  bool write = x->write;
   int cmp = MPI_UNEQUAL;
   if (!a->committed)
-    return darray__err(f->errmsg, DARRAY_ESTATE,
+    return darray__err(x->msg, DARRAY_ESTATE,
                        "a: the array is not committed");
   MPI_Comm_compare(f->comm, a->comm, &cmp);
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
-    return darray__err(f->errmsg, DARRAY_ECOMM,
+    return darray__err(x->msg, DARRAY_ECOMM,
                        "the file's and the array's communicators differ");
   if (write && !(f->mode & DARRAY_MODE_RDWR))
-    return darray__err(f->errmsg, DARRAY_EMODE,
+    return darray__err(x->msg, DARRAY_EMODE,
                        "f: the file was opened read-only");
   int64_t end, bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
   if (!darray__add_ok(a->d.disp, bytes, &end))
-    return darray__err(f->errmsg, DARRAY_ESIZE,
+    return darray__err(x->msg, DARRAY_ESIZE,
                        "displacement + array bytes overflows 64 bits");
   return DARRAY_SUCCESS;
 }
 
 /* Elements of a section; checks the box lies inside the array. */
-static int region_args(darray_file_t f, darray_t a, const region_t *g,
-                       int64_t *n) {
+static int region_args(xfer_t *x, const region_t *g, int64_t *n) {
+  const struct darray_s *a = x->a;
   *n = 0;
   if (g->start == NULL || g->count == NULL)
-    return darray__err(f->errmsg, DARRAY_ENULL, "%s is NULL",
+    return darray__err(x->msg, DARRAY_ENULL, "%s is NULL",
                        g->start == NULL ? "start" : "count");
   if (g->order != DARRAY_ORDER_C && g->order != DARRAY_ORDER_FORTRAN)
-    return darray__err(f->errmsg, DARRAY_EORDER,
+    return darray__err(x->msg, DARRAY_EORDER,
                        "order = %d: a section buffer is in C or Fortran "
                        "order", (int)g->order);
   int64_t elems = 1;
   for (int d = 0; d < a->d.ndims; d++) {
     if (g->start[d] < 0 || g->count[d] < 0 ||
         g->count[d] > a->d.gsizes[d] - g->start[d])
-      return darray__err(f->errmsg, DARRAY_EINDEX,
+      return darray__err(x->msg, DARRAY_EINDEX,
                          "start[%d] = %lld, count[%d] = %lld: not inside "
                          "[0, %lld)", d, (long long)g->start[d], d,
                          (long long)g->count[d], (long long)a->d.gsizes[d]);
@@ -102,7 +105,7 @@ static int access_of(xfer_t *x, const region_t *g, int rc) {
   }
   int64_t n = 0;
   if (rc == DARRAY_SUCCESS)
-    rc = region_args(x->f, (darray_t)x->a, g, &n);
+    rc = region_args(x, g, &n);
   if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
     rc = darray__err(x->msg, DARRAY_ENULL,
                      "buf is NULL but the section has %lld elements",
@@ -192,7 +195,7 @@ static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
  * whose limit is below one element while a cell of this process is
  * strided in memory, since every strategy copies such runs through a
  * buffer of whole elements. Local; agreed on with the arguments. */
-static int temp_check(const xfer_t *x) {
+static int temp_check(xfer_t *x) {
   int64_t lim = x->f->hints.temp_limit, es = x->a->d.esize;
   if (lim <= 0 || es <= lim)
     return DARRAY_SUCCESS;
@@ -234,8 +237,8 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
     rc = temp_check(x);
   if (rc == DARRAY_SUCCESS && s->prepare != NULL) {
     rc = s->prepare(x);
-    if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
-      darray__err(f->errmsg, rc, "%s (strategy %s): preparing: %s",
+    if (rc != DARRAY_SUCCESS && x->msg[0] == '\0')
+      darray__err(x->msg, rc, "%s (strategy %s): preparing: %s",
                   call_name(x, g), s->name, darray_strerror(rc));
   }
   int64_t vals[3] = {x->a->desc_hash, x->a->d.disp,
@@ -244,9 +247,9 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
   if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */
     rc = x->late;
   x->late = DARRAY_SUCCESS;
-  rc = darray__agree_first(f->comm, rc, f->errmsg, vals, 3, &bad, &x->late);
+  rc = darray__agree_first(f->comm, rc, x->msg, vals, 3, &bad, &x->late);
   if (rc == DARRAY_EINCONSISTENT)
-    darray__err(f->errmsg, rc, "%s: processes passed different %s",
+    darray__err(x->msg, rc, "%s: processes passed different %s",
                 call_name(x, g),
                 bad == 0 ? "array descriptions"
                          : bad == 1 ? "displacements" : "hints");
@@ -271,7 +274,7 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  */
 static int xfer_begin(xfer_t *x, const region_t *g) {
   const strategy_t *s = &darray__strategy_direct;
-  int rc = common_args(x->f, (darray_t)x->a, x->write);
+  int rc = common_args(x);
   rc = access_of(x, g, rc);
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
@@ -284,9 +287,9 @@ static int xfer_begin(xfer_t *x, const region_t *g) {
     const struct darray_s *a = x->a;
     if (verbose() && a->rank == 0)
       fprintf(stderr, "darrayio: %s: strategy direct instead of %s: %s\n",
-              call_name(x, g), s->name, x->f->errmsg);
+              call_name(x, g), s->name, x->msg);
     s = &darray__strategy_direct;
-    x->f->errmsg[0] = '\0';
+    x->msg[0] = '\0';
     rc = begin_with(x, g, s, DARRAY_SUCCESS);
     if (rc == DARRAY_SUCCESS && g == NULL)
       memo_keep(x->f, a, x->write, s); /* the same refusal every time */
@@ -295,11 +298,23 @@ static int xfer_begin(xfer_t *x, const region_t *g) {
   return rc;
 }
 
-static int xfer_run(xfer_t *x) {
-  darray__file_clear_cause(x->f);
-  return x->strategy->run(x);
+static int xfer_run(xfer_t *x) { return x->strategy->run(x); }
+
+/* What the call counted, into the file's counters. */
+static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
+  into->bytes_read += c->bytes_read;
+  into->bytes_written += c->bytes_written;
+  into->read_calls += c->read_calls;
+  into->write_calls += c->write_calls;
+  into->bytes_exchanged += c->bytes_exchanged;
+  into->meta_bytes_exchanged += c->meta_bytes_exchanged;
+  into->cycles += c->cycles;
+  if (c->peak_temp_bytes > into->peak_temp_bytes)
+    into->peak_temp_bytes = c->peak_temp_bytes;
 }
 
+/* The call's state goes into the file handle: its counters, and its
+ * message, which the user reads with darray_file_errmsg(). */
 static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   darray_file_t f = x->f;
   const strategy_t *s = x->strategy;
@@ -308,18 +323,22 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   free(x->boxes_owned);
   x->boxes_owned = NULL;
   x->boxes = NULL;
-  if (x->failed_early)
-    return rc; /* already agreed */
-  if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */
-    rc = x->late;
-  const char *cause = darray__file_cause(f);
-  if (rc != DARRAY_SUCCESS && f->errmsg[0] == '\0')
-    darray__err(f->errmsg, rc, "%s (strategy %s, backend %s): %s%s%s",
-                call_name(x, g), s->name, f->io.ops->name,
-                darray_strerror(rc), cause[0] ? ": " : "", cause);
-  f->stats.calls++;
-  snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
-  return darray__agree(f->comm, rc, f->errmsg);
+  fold_stats(&f->stats, &x->stats);
+  if (!x->failed_early) { /* else: already agreed */
+    if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */
+      rc = x->late;
+    const char *cause = darray__io_call_cause(&x->io);
+    if (rc != DARRAY_SUCCESS && x->msg[0] == '\0')
+      darray__err(x->msg, rc, "%s (strategy %s, backend %s): %s%s%s",
+                  call_name(x, g), s->name, f->io.ops->name,
+                  darray_strerror(rc), cause[0] ? ": " : "", cause);
+    f->stats.calls++;
+    snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
+    rc = darray__agree(f->comm, rc, x->msg);
+  }
+  snprintf(f->errmsg, sizeof f->errmsg, "%s", rc != DARRAY_SUCCESS ? x->msg
+                                                                   : "");
+  return rc;
 }
 
 static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
@@ -329,8 +348,8 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle: cannot agree (documented) */
-  xfer_t x = {.f = f, .a = a, .buf = buf, .write = write, .msg = f->errmsg,
-              .msglen = DARRAY_ERRMSG_LEN};
+  xfer_t x = {.f = f, .a = a, .buf = buf, .write = write};
+  darray__io_call_init(&x.io, &f->io, &x.stats);
   rc = xfer_begin(&x, g);
   if (rc == DARRAY_SUCCESS)
     rc = xfer_run(&x);

@@ -191,8 +191,9 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (!darray__add_ok(a->d.disp, bytes, &end)) /* as darray_write refuses */
     return darray__err(f->errmsg, DARRAY_ESIZE,
                        "displacement + array bytes overflows 64 bits");
-  xfer_t x = {.f = f, .a = a, .write = write != 0, .msg = f->errmsg,
-              .msglen = DARRAY_ERRMSG_LEN, .sec = a->sec, .nsec = a->nsec};
+  xfer_t x = {.f = f, .a = a, .write = write != 0, .sec = a->sec,
+              .nsec = a->nsec};
+  darray__io_call_init(&x.io, &f->io, &x.stats);
   describe_array(a, x.write, out);
   bool conforming;
   rc = process_table(&x, out, &conforming);

@@ -16,8 +16,12 @@ typedef struct xfer {
   const struct darray_s *a;
   char *buf;
   bool write;
-  char *msg; /* where to put a detailed message */
-  size_t msglen;
+  /* the call's own, folded into the file handle when it ends (so that
+   * calls in flight on one file keep theirs apart): its message, its
+   * counters and its use of the back end (the cause of a failure, locks) */
+  char msg[DARRAY_ERRMSG_LEN];
+  darray_stats_t stats;
+  io_call_t io;
   void *state; /* the strategy's own, from prepare to finish */
   /* the access: this process's cells (the array's own, or the one box of a
    * section call, laid out densely in buf) */

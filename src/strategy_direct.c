@@ -43,9 +43,9 @@ static int flush(batch_t *b) {
       darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
                           b->x->buf, b->tmp + p->at, true);
     }
-    rc = darray__io_pwrite(b->x->f, b->tmp, b->len, b->start);
+    rc = darray__io_pwrite(&b->x->io, b->tmp, b->len, b->start);
   } else {
-    rc = darray__io_pread(b->x->f, b->tmp, b->len, b->start);
+    rc = darray__io_pread(&b->x->io, b->tmp, b->len, b->start);
     for (int i = 0; rc == DARRAY_SUCCESS && i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
       darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
@@ -63,8 +63,8 @@ static int add_run(batch_t *b, const layout_run_t *r) {
     b->tmp = malloc((size_t)b->cap);
     if (b->tmp == NULL)
       return DARRAY_ENOMEM;
-    if (b->x->f->stats.peak_temp_bytes < b->cap)
-      b->x->f->stats.peak_temp_bytes = b->cap;
+    if (b->x->stats.peak_temp_bytes < b->cap)
+      b->x->stats.peak_temp_bytes = b->cap;
   }
   for (int64_t off = 0; off < r->len;) {
     if (b->len > 0 && (b->start + b->len != r->foff + off ||
@@ -87,8 +87,8 @@ static int add_run(batch_t *b, const layout_run_t *r) {
 
 static int move_alone(xfer_t *x, const layout_run_t *r) {
   char *p = x->buf + r->moff;
-  return x->write ? darray__io_pwrite(x->f, p, r->len, r->foff)
-                  : darray__io_pread(x->f, p, r->len, r->foff);
+  return x->write ? darray__io_pwrite(&x->io, p, r->len, r->foff)
+                  : darray__io_pread(&x->io, p, r->len, r->foff);
 }
 
 static int direct_run(xfer_t *x) {
@@ -115,7 +115,7 @@ static int direct_run(xfer_t *x) {
   int64_t lo = 0, hi = 0;
   if (x->write)
     darray__layout_extent(&a->d, x->sec, x->nsec, &lo, &hi);
-  rc = darray__io_lock(&x->f->io, lo, hi - lo, false);
+  rc = darray__io_lock(&x->io, lo, hi - lo, false);
   bool locked = rc == DARRAY_SUCCESS;
   layout_run_t cur, next;
   bool have = locked && darray__layout_next(&it, &cur);
@@ -134,7 +134,7 @@ static int direct_run(xfer_t *x) {
     cur = next;
     have = more;
   }
-  int rc2 = locked ? darray__io_unlock(&x->f->io, lo, hi - lo)
+  int rc2 = locked ? darray__io_unlock(&x->io, lo, hi - lo)
                    : DARRAY_SUCCESS;
   rc = rc != DARRAY_SUCCESS ? rc : rc2;
   free(b->tmp);

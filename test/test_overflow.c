@@ -534,8 +534,7 @@ static void plan_far_section(void) {
   if (TU_OK(darray_file_open(MPI_COMM_SELF, path,
                              DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info,
                              &f))) {
-    xfer_t x = {.f = f, .a = a, .write = false, .msg = f->errmsg,
-                .msglen = DARRAY_ERRMSG_LEN, .boxes = box};
+    xfer_t x = {.f = f, .a = a, .write = false, .boxes = box};
     darray__section_box(a, box, box + 2, DARRAY_ORDER_C, &x.box_sec);
     x.sec = &x.box_sec;
     x.nsec = 1;

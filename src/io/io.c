@@ -1,7 +1,8 @@
 /*
  * io.c - the back-end table and the mapping of system errors to codes.
  */
-#include "file.h"
+#include "hints.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <string.h>
@@ -38,37 +39,62 @@ int darray__io_errno_code(int e) {
   }
 }
 
-int darray__io_pread(struct darray_file_s *f, void *buf, int64_t len,
-                     int64_t off) {
-  f->stats.read_calls++;
-  f->stats.bytes_read += len;
-  return f->io.ops->pread(&f->io, buf, len, off);
+void darray__io_call_init(io_call_t *c, io_file_t *f, darray_stats_t *stats) {
+  *c = (io_call_t){.file = f, .stats = stats, .locks = f->locks};
 }
 
-/* A plain write holds a shared lock over its bytes when the file takes
- * locks (io_lock.c), unless this handle holds one there already. */
-static int shared_lock(struct darray_file_s *f, int64_t off, int64_t len,
-                       bool *held) {
-  *held = darray__io_write_needs_lock(&f->io, off, len);
-  return *held ? darray__io_lock(&f->io, off, len, false) : DARRAY_SUCCESS;
+const char *darray__io_call_cause(const io_call_t *c) {
+  if (c->err_text[0] != '\0')
+    return c->err_text;
+  return c->err_errno != 0 ? strerror(c->err_errno) : "";
 }
 
-static int shared_unlock(struct darray_file_s *f, int64_t off, int64_t len,
-                         bool held, int rc) {
-  int rc2 = held ? darray__io_unlock(&f->io, off, len) : DARRAY_SUCCESS;
+/* Before a back-end operation: its failure slot holds nothing stale. */
+static void before(io_call_t *c) {
+  c->file->err_errno = 0;
+  c->file->err_text[0] = '\0';
+}
+
+/* After it: a failure's cause goes to the call, if it has none yet. */
+static int after(io_call_t *c, int rc) {
+  if (rc != DARRAY_SUCCESS && c->err_errno == 0 && c->err_text[0] == '\0') {
+    c->err_errno = c->file->err_errno;
+    memcpy(c->err_text, c->file->err_text, sizeof c->err_text);
+  }
+  return rc;
+}
+
+int darray__io_pread(io_call_t *c, void *buf, int64_t len, int64_t off) {
+  c->stats->read_calls++;
+  c->stats->bytes_read += len;
+  before(c);
+  return after(c, c->file->ops->pread(c->file, buf, len, off));
+}
+
+/* A plain write holds a shared lock over its bytes when the call takes
+ * locks (io_lock.c), unless it holds one there already. */
+static int shared_lock(io_call_t *c, int64_t off, int64_t len, bool *held) {
+  *held = darray__io_write_needs_lock(c, off, len);
+  return *held ? darray__io_lock(c, off, len, false) : DARRAY_SUCCESS;
+}
+
+static int shared_unlock(io_call_t *c, int64_t off, int64_t len, bool held,
+                         int rc) {
+  int rc2 = held ? darray__io_unlock(c, off, len) : DARRAY_SUCCESS;
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
-int darray__io_pwrite(struct darray_file_s *f, const void *buf, int64_t len,
+int darray__io_pwrite(io_call_t *c, const void *buf, int64_t len,
                       int64_t off) {
   bool held;
-  int rc = shared_lock(f, off, len, &held);
+  int rc = shared_lock(c, off, len, &held);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  f->stats.write_calls++;
-  f->stats.bytes_written += len;
-  rc = f->io.ops->pwrite(&f->io, buf, len, off);
-  return shared_unlock(f, off, len, held, rc);
+  c->stats->write_calls++;
+  c->stats->bytes_written += len;
+  before(c);
+  rc = after(c, c->file->ops->pwrite(c->file, buf, len, off));
+  return shared_unlock(c, off, len, held, rc);
 }
 
 static int64_t iov_bytes(const struct iovec *iov, int n) {
@@ -80,7 +106,7 @@ static int64_t iov_bytes(const struct iovec *iov, int n) {
 
 /* Without a native vector call: move the pieces through scratch, one
  * file call per scratch load. */
-static int vector_by_scratch(struct darray_file_s *f, const struct iovec *iov,
+static int vector_by_scratch(io_call_t *c, const struct iovec *iov,
                              int n, int64_t off, char *scratch, int64_t slen,
                              bool write) {
   int i = 0;
@@ -102,8 +128,8 @@ static int vector_by_scratch(struct darray_file_s *f, const struct iovec *iov,
         jn = 0;
       }
     }
-    int rc = write ? darray__io_pwrite(f, scratch, fill, off)
-                   : darray__io_pread(f, scratch, fill, off);
+    int rc = write ? darray__io_pwrite(c, scratch, fill, off)
+                   : darray__io_pread(c, scratch, fill, off);
     if (rc != DARRAY_SUCCESS)
       return rc;
     for (int64_t at = 0; !write && at < fill;) { /* scatter what was read */
@@ -125,27 +151,28 @@ static int vector_by_scratch(struct darray_file_s *f, const struct iovec *iov,
   return DARRAY_SUCCESS;
 }
 
-int darray__io_pwritev(struct darray_file_s *f, const struct iovec *iov,
-                       int n, int64_t off, char *scratch,
-                       int64_t scratch_len) {
-  if (f->io.ops->pwritev == NULL)
-    return vector_by_scratch(f, iov, n, off, scratch, scratch_len, true);
+int darray__io_pwritev(io_call_t *c, const struct iovec *iov, int n,
+                       int64_t off, char *scratch, int64_t scratch_len) {
+  if (c->file->ops->pwritev == NULL)
+    return vector_by_scratch(c, iov, n, off, scratch, scratch_len, true);
   int64_t len = iov_bytes(iov, n);
   bool held;
-  int rc = shared_lock(f, off, len, &held);
+  int rc = shared_lock(c, off, len, &held);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  f->stats.write_calls++;
-  f->stats.bytes_written += len;
-  rc = f->io.ops->pwritev(&f->io, iov, n, off);
-  return shared_unlock(f, off, len, held, rc);
+  c->stats->write_calls++;
+  c->stats->bytes_written += len;
+  before(c);
+  rc = after(c, c->file->ops->pwritev(c->file, iov, n, off));
+  return shared_unlock(c, off, len, held, rc);
 }
 
-int darray__io_preadv(struct darray_file_s *f, const struct iovec *iov, int n,
+int darray__io_preadv(io_call_t *c, const struct iovec *iov, int n,
                       int64_t off, char *scratch, int64_t scratch_len) {
-  if (f->io.ops->preadv == NULL)
-    return vector_by_scratch(f, iov, n, off, scratch, scratch_len, false);
-  f->stats.read_calls++;
-  f->stats.bytes_read += iov_bytes(iov, n);
-  return f->io.ops->preadv(&f->io, iov, n, off);
+  if (c->file->ops->preadv == NULL)
+    return vector_by_scratch(c, iov, n, off, scratch, scratch_len, false);
+  c->stats->read_calls++;
+  c->stats->bytes_read += iov_bytes(iov, n);
+  before(c);
+  return after(c, c->file->ops->preadv(c->file, iov, n, off));
 }

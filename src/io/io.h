@@ -39,7 +39,8 @@ struct io_file {
   const io_ops_t *ops;
   int fd;            /* posix */
   MPI_File fh;       /* mpiio */
-  int err_errno;     /* errno of the last failure */
+  int err_errno;     /* errno of the last failure (read into the call
+                        that made it, io.c) */
   /* byte-range locks (io_lock.c) */
   bool locks;        /* writes take locks: shared, or exclusive for a
                         read-modify-write */
@@ -49,9 +50,7 @@ struct io_file {
   int lock_fd;       /* the descriptor locked: fd, or mpiio's own */
   bool own_lock_fd;
   int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
-  int64_t held_lo, held_hi; /* the range this handle holds locked now */
   char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
-  darray_stats_t *stats;
   const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
   struct io_fault *fault;   /* posix: fault-injection state, or NULL */
 };
@@ -121,32 +120,58 @@ DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
 DARRAY_HIDDEN void darray__io_lock_setup(io_file_t *f, const char *path,
                                          int mode, int concurrency);
 DARRAY_HIDDEN void darray__io_lock_free(io_file_t *f);
+/*
+ * One call's use of a file (a darray_read/darray_write, or later a
+ * nonblocking request): what it counts, the locks it holds and the cause
+ * of its first failure belong to the call, not to the file, so that calls
+ * in flight on one file do not write over each other's; the entry point
+ * folds them into the file handle when the call ends. The back end's own
+ * slot for a failure's cause (io_file_t.err_errno / err_text) is cleared
+ * before each operation and read into the call right after it fails, by
+ * the thread that made it.
+ */
+typedef struct io_call {
+  io_file_t *file;
+  darray_stats_t *stats; /* the call's counters (read/write calls, bytes) */
+  bool locks;            /* this call's writes take locks: the file's
+                            setting, unless its strategy decides otherwise
+                            (sieving under darray_concurrent_writers=none) */
+  int64_t held_lo, held_hi; /* the range this call holds locked now */
+  int err_errno;            /* the cause of the call's first failure */
+  char err_text[DARRAY_IO_TEXT_LEN];
+} io_call_t;
+
+/* A call on file f counting into stats. */
+DARRAY_HIDDEN void darray__io_call_init(io_call_t *c, io_file_t *f,
+                                        darray_stats_t *stats);
+/* The cause of the call's first failure, for a message: the MPI call and
+ * MPI's text (mpiio), the system error (posix), or "". */
+DARRAY_HIDDEN const char *darray__io_call_cause(const io_call_t *c);
+
 /* Lock [off, off+len), shared or exclusive, blocking; nothing when the
- * file takes no locks. A process holds one lock at a time. */
-DARRAY_HIDDEN int darray__io_lock(io_file_t *f, int64_t off, int64_t len,
+ * call takes no locks. A call holds one lock at a time and makes no MPI
+ * call while it holds one. */
+DARRAY_HIDDEN int darray__io_lock(io_call_t *c, int64_t off, int64_t len,
                                   bool excl);
-DARRAY_HIDDEN int darray__io_unlock(io_file_t *f, int64_t off, int64_t len);
+DARRAY_HIDDEN int darray__io_unlock(io_call_t *c, int64_t off, int64_t len);
 /* Whether a plain write of [off, off+len) must take a shared lock: the
- * file takes locks and no lock this handle holds covers it. */
-DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_file_t *f,
+ * call takes locks and no lock it holds covers the range. */
+DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_call_t *c,
                                                int64_t off, int64_t len);
 
-struct darray_file_s;
 /* Transfer through a file's back end, counting calls and bytes. */
-DARRAY_HIDDEN int darray__io_pread(struct darray_file_s *f, void *buf,
-                                   int64_t len, int64_t off);
-DARRAY_HIDDEN int darray__io_pwrite(struct darray_file_s *f, const void *buf,
+DARRAY_HIDDEN int darray__io_pread(io_call_t *c, void *buf, int64_t len,
+                                   int64_t off);
+DARRAY_HIDDEN int darray__io_pwrite(io_call_t *c, const void *buf,
                                     int64_t len, int64_t off);
 /* Vector transfers: through the back end's own, or gathered/scattered
  * through scratch (scratch_len >= the largest single piece is not needed:
  * pieces are split as they go). */
-DARRAY_HIDDEN int darray__io_pwritev(struct darray_file_s *f,
-                                     const struct iovec *iov, int n,
-                                     int64_t off, char *scratch,
+DARRAY_HIDDEN int darray__io_pwritev(io_call_t *c, const struct iovec *iov,
+                                     int n, int64_t off, char *scratch,
                                      int64_t scratch_len);
-DARRAY_HIDDEN int darray__io_preadv(struct darray_file_s *f,
-                                    const struct iovec *iov, int n,
-                                    int64_t off, char *scratch,
+DARRAY_HIDDEN int darray__io_preadv(io_call_t *c, const struct iovec *iov,
+                                    int n, int64_t off, char *scratch,
                                     int64_t scratch_len);
 /* Map an errno value to a darray code. */
 DARRAY_HIDDEN int darray__io_errno_code(int e);

@@ -97,7 +97,6 @@ void darray__io_lock_setup(io_file_t *f, const char *path, int mode,
                            int concurrency) {
   f->locks = f->can_lock = false;
   f->rmw = concurrency == DARRAY_CONC_NONE;
-  f->held_lo = f->held_hi = 0;
   if (!(mode & DARRAY_MODE_RDWR) || concurrency == DARRAY_CONC_UNLOCKED)
     return;
   int fd = f->fd;
@@ -145,28 +144,36 @@ static int lockop(io_file_t *f, int64_t off, int64_t len, short type) {
   return DARRAY_SUCCESS;
 }
 
-int darray__io_lock(io_file_t *f, int64_t off, int64_t len, bool excl) {
-  if (!f->locks || len <= 0)
-    return DARRAY_SUCCESS;
-  int rc = lockop(f, off, len, excl ? F_WRLCK : F_RDLCK);
-  if (rc == DARRAY_SUCCESS) {
-    f->held_lo = off;
-    f->held_hi = off + len;
-  }
+/* A failed lock operation's cause, for the call's message. */
+static int lock_failed(io_call_t *c, int rc) {
+  if (c->err_errno == 0 && c->err_text[0] == '\0')
+    c->err_errno = c->file->err_errno;
   return rc;
+}
+
+int darray__io_lock(io_call_t *c, int64_t off, int64_t len, bool excl) {
+  if (!c->locks || len <= 0)
+    return DARRAY_SUCCESS;
+  int rc = lockop(c->file, off, len, excl ? F_WRLCK : F_RDLCK);
+  if (rc != DARRAY_SUCCESS)
+    return lock_failed(c, rc);
+  c->held_lo = off;
+  c->held_hi = off + len;
+  return DARRAY_SUCCESS;
 }
 
 /*
  * A lock left in place would block another writer's overlapping lock for
  * ever. So when an unlock fails, every lock of this handle on the file is
- * released with one unlock of the whole file (it holds one at most, and
- * unlocking everything never splits a lock, the only way an unlock can
+ * released with one unlock of the whole file (a call holds one at most,
+ * and unlocking everything never splits a lock, the only way an unlock can
  * run short of resources). The failure is still reported.
  */
-int darray__io_unlock(io_file_t *f, int64_t off, int64_t len) {
-  if (!f->locks || len <= 0)
+int darray__io_unlock(io_call_t *c, int64_t off, int64_t len) {
+  if (!c->locks || len <= 0)
     return DARRAY_SUCCESS;
-  f->held_lo = f->held_hi = 0;
+  io_file_t *f = c->file;
+  c->held_lo = c->held_hi = 0;
   int rc = lockop(f, off, len, F_UNLCK);
   if (rc != DARRAY_SUCCESS) { /* directly: the safety net is no fault
                                   target */
@@ -176,13 +183,14 @@ int darray__io_unlock(io_file_t *f, int64_t off, int64_t len) {
     fl.l_whence = SEEK_SET;
     while (fcntl(f->lock_fd, f->lock_cmd, &fl) != 0 && errno == EINTR)
       ;
+    return lock_failed(c, rc);
   }
-  return rc;
+  return DARRAY_SUCCESS;
 }
 
-bool darray__io_write_needs_lock(const io_file_t *f, int64_t off,
+bool darray__io_write_needs_lock(const io_call_t *c, int64_t off,
                                  int64_t len) {
-  return f->locks && len > 0 &&
-         !(f->held_lo <= off && off + len <= f->held_hi &&
-           f->held_lo < f->held_hi);
+  return c->locks && len > 0 &&
+         !(c->held_lo <= off && off + len <= c->held_hi &&
+           c->held_lo < c->held_hi);
 }

@@ -140,8 +140,8 @@ static bool rmw_pays(const sieve_t *s, const window_t *w) {
 /* ---- moving bytes -------------------------------------------------------- */
 
 static int io(sieve_t *s, void *p, int64_t len, int64_t off) {
-  return s->x->write ? darray__io_pwrite(s->x->f, p, len, off)
-                     : darray__io_pread(s->x->f, p, len, off);
+  return s->x->write ? darray__io_pwrite(&s->x->io, p, len, off)
+                     : darray__io_pread(&s->x->io, p, len, off);
 }
 
 static void copy(sieve_t *s, const layout_run_t *r, int64_t b0, int64_t b1,
@@ -185,7 +185,7 @@ static int flush_stretch(sieve_t *s, const stretch_t *t, int64_t wlo) {
     return DARRAY_SUCCESS;
   if (t->pieces == 1)
     return move_piece(s, &t->run, t->b0, t->b0 + (t->hi - t->lo));
-  return darray__io_pwrite(s->x->f, s->buf + (t->lo - wlo), t->hi - t->lo,
+  return darray__io_pwrite(&s->x->io, s->buf + (t->lo - wlo), t->hi - t->lo,
                            t->lo);
 }
 
@@ -220,7 +220,7 @@ static int write_stretches(sieve_t *s, const window_t *w) {
 static int read_window(sieve_t *s, const window_t *w) {
   if (w->pieces == 1)
     return move_piece(s, &w->first, w->b0, w->b0 + (w->hi - w->lo));
-  int rc = darray__io_pread(s->x->f, s->buf, w->hi - w->lo, w->lo);
+  int rc = darray__io_pread(&s->x->io, s->buf, w->hi - w->lo, w->lo);
   if (rc == DARRAY_SUCCESS)
     copy_window(s, w, false);
   return rc;
@@ -233,12 +233,12 @@ static int write_locked(sieve_t *s, const window_t *w, bool rmw) {
   if (w->segs > 1 && !rmw)
     return write_stretches(s, w);
   if (rmw) {
-    int rc = darray__io_pread(s->x->f, s->buf, w->hi - w->lo, w->lo);
+    int rc = darray__io_pread(&s->x->io, s->buf, w->hi - w->lo, w->lo);
     if (rc != DARRAY_SUCCESS && rc != DARRAY_EEOF)
       return rc;
   }
   copy_window(s, w, true);
-  return darray__io_pwrite(s->x->f, s->buf, w->hi - w->lo, w->lo);
+  return darray__io_pwrite(&s->x->io, s->buf, w->hi - w->lo, w->lo);
 }
 
 /* A read-modify-write holds an exclusive lock over its window; plain
@@ -247,7 +247,7 @@ static int write_window(sieve_t *s, const window_t *w) {
   bool rmw = w->segs > 1 && s->rmw_ok && rmw_pays(s, w);
   if (!rmw)
     return write_locked(s, w, false);
-  io_file_t *io = &s->x->f->io;
+  io_call_t *io = &s->x->io;
   int rc = darray__io_lock(io, w->lo, w->hi - w->lo, true);
   if (rc != DARRAY_SUCCESS)
     return rc;
@@ -305,8 +305,8 @@ static int sieve_setup(sieve_t *s) {
   s->buf = malloc((size_t)s->cap);
   if (s->buf == NULL)
     return DARRAY_ENOMEM;
-  if (x->f->stats.peak_temp_bytes < s->cap)
-    x->f->stats.peak_temp_bytes = s->cap;
+  if (x->stats.peak_temp_bytes < s->cap)
+    x->stats.peak_temp_bytes = s->cap;
   s->lat_rd = (double)h->ds_rd_latency_ns;
   s->lat_wr = (double)h->ds_wr_latency_ns;
   s->ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs;
@@ -360,16 +360,14 @@ static int sieve_run(xfer_t *x) {
   s->x = x;
   s->done = 0;
   s->have = darray__layout_next(&s->scan, &s->cur);
-  io_file_t *io = &x->f->io;
-  bool file_locks = io->locks;
-  io->locks = x->write ? s->locks : file_locks; /* this call's locking */
+  if (x->write)
+    x->io.locks = s->locks; /* this call's locking */
   int rc = DARRAY_SUCCESS;
   while (rc == DARRAY_SUCCESS && s->have) {
     window_t w;
     scan_window(s, &w);
     rc = x->write ? write_window(s, &w) : read_window(s, &w);
   }
-  io->locks = file_locks;
   return rc;
 }
 

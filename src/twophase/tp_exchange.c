@@ -57,7 +57,7 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
     }
   }
   if (send)
-    t->x->f->stats.bytes_exchanged += n;
+    t->x->stats.bytes_exchanged += n;
 }
 
 static void wait_all(tp_t *t) {
@@ -106,14 +106,14 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
       avail -= send ? 0 : take;
       if (send && fill == t->M) {
         fail(t, one_message(t, t->pack, (int)fill, peer, true));
-        t->x->f->stats.bytes_exchanged += fill;
+        t->x->stats.bytes_exchanged += fill;
         fill = 0;
       }
     }
   }
   if (send && fill > 0) {
     fail(t, one_message(t, t->pack, (int)fill, peer, true));
-    t->x->f->stats.bytes_exchanged += fill;
+    t->x->stats.bytes_exchanged += fill;
   }
 }
 
@@ -182,10 +182,10 @@ static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
 static void flush_vector(tp_t *t) {
   if (t->niov == 0)
     return;
-  darray_file_s_t *f = t->x->f;
-  int rc = t->x->write ? darray__io_pwritev(f, t->iov, t->niov, t->iov_off,
+  io_call_t *io = &t->x->io;
+  int rc = t->x->write ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off,
                                             t->pack, t->M)
-                       : darray__io_preadv(f, t->iov, t->niov, t->iov_off,
+                       : darray__io_preadv(io, t->iov, t->niov, t->iov_off,
                                            t->pack, t->M);
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;
@@ -291,22 +291,22 @@ static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, bool from_img) {
  * pieces.
  */
 static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
-  darray_file_s_t *f = t->x->f;
-  if (!f->io.rmw) {
+  io_call_t *io = &t->x->io;
+  if (!io->file->rmw) {
     image_copy(t, clo, chi, true);
     vector_pieces(t, clo, chi, true);
     return DARRAY_SUCCESS; /* failures are in t->rc */
   }
-  int rc = darray__io_lock(&f->io, clo, chi - clo, true);
+  int rc = darray__io_lock(io, clo, chi - clo, true);
   if (rc != DARRAY_SUCCESS)
     return rc;
   memset(t->img, 0, (size_t)(chi - clo)); /* past the end: zeros */
-  rc = darray__io_pread(f, t->img, chi - clo, clo);
+  rc = darray__io_pread(io, t->img, chi - clo, clo);
   rc = rc == DARRAY_EEOF ? DARRAY_SUCCESS : rc;
   image_copy(t, clo, chi, true);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__io_pwrite(f, t->img, chi - clo, clo);
-  int rc2 = darray__io_unlock(&f->io, clo, chi - clo);
+    rc = darray__io_pwrite(io, t->img, chi - clo, clo);
+  int rc2 = darray__io_unlock(io, clo, chi - clo);
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
@@ -314,7 +314,7 @@ static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
  * with one call; writes of a dense chunk write it with one call. A chunk
  * that holds no process's bytes (sections leave such gaps) is skipped. */
 static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
-  darray_file_s_t *f = t->x->f;
+  io_call_t *io = &t->x->io;
   int rc;
   if (t->cur.data == 0)
     return;
@@ -322,9 +322,9 @@ static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
     rc = write_image_holes(t, clo, chi);
   } else if (t->x->write) {
     image_copy(t, clo, chi, true);
-    rc = darray__io_pwrite(f, t->img, chi - clo, clo);
+    rc = darray__io_pwrite(io, t->img, chi - clo, clo);
   } else {
-    rc = darray__io_pread(f, t->img, chi - clo, clo);
+    rc = darray__io_pread(io, t->img, chi - clo, clo);
     if (rc == DARRAY_SUCCESS)
       image_copy(t, clo, chi, false);
   }
@@ -439,6 +439,6 @@ void darray__tp_write_pipelined(tp_t *t) {
     swap_slots(t);
     wait_some(t, odd ? t->cur.nrecv : 0, t->cur.nreq);
     t->cur.nreq = t->cur.nrecv = 0;
-    t->x->f->stats.cycles++;
+    t->x->stats.cycles++;
   }
 }

@@ -333,8 +333,8 @@ static int tp_prepare(xfer_t *x) {
                             (t->image ? t->C : 0)
                       : 0) +
                  t->M;
-  if (peak > x->f->stats.peak_temp_bytes)
-    x->f->stats.peak_temp_bytes = peak;
+  if (peak > x->stats.peak_temp_bytes)
+    x->stats.peak_temp_bytes = peak;
   return DARRAY_SUCCESS;
 }
 
@@ -372,7 +372,7 @@ static int tp_run(xfer_t *x) {
   }
   for (int64_t c = 0; c < t->ntimes; c++) {
     darray__tp_cycle(t, c);
-    x->f->stats.cycles++;
+    x->stats.cycles++;
   }
   return t->rc;
 }
