@@ -1,16 +1,17 @@
 /*
  * advise.c - the storage advisor: which storage order suits the programs
- * that will read a dataset.
+ * that will read a dataset: the consumers' arrays, the candidate orders,
+ * their scores and the search (the report is advise_report.c).
  *
  * Each consumer's array is a description on paper (darray_desc_t, with the
- * consumer's process count), resolved as darray_commit resolves a real one, and judged under every candidate order with the
- * planner's own analysis (layout_analysis.c): the sections of every rank,
+ * consumer's process count), resolved as darray_commit resolves a real
+ * one, and judged under every candidate order with the planner's own
+ * analysis (layout_analysis.c): the sections of every rank,
  * their runs and extents in closed form, the interleave test and the
  * conformance test. Nothing is communicated and nothing grows with the
  * number of elements.
  */
-#include "array.h"
-#include "layout/layout.h"
+#include "advise/advise.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -20,37 +21,14 @@
 
 /* Every permutation is a candidate up to this many dimensions (720). */
 #define ADVISE_ALL_ORDERS_MAX_DIMS 6
-/* Candidates listed by the report. */
-#define ADVISE_SHOWN 24
-
-/* One consumer's array, on paper, and room for its ranks' numbers. */
-typedef struct consumer {
-  darray_desc_t a;
-  layout_rank_t *rr; /* a.nprocs entries */
-} consumer_t;
-
-typedef struct advisor {
-  int ndims;
-  int n;
-  const darray_consumer_t *c;
-  consumer_t *cs;
-  double total; /* weight of all consumers */
-} advisor_t;
-
-/* The numbers that rank candidates. */
-typedef struct score {
-  double conf, coll, runs;
-  int idx; /* place in the candidate list: earlier wins ties */
-  int perm[DARRAY_MAX_DIMS];
-} score_t;
 
 static const char *cname(const darray_consumer_t *c) {
   return c->name != NULL ? c->name : "";
 }
 
 /* The consumer's name, or "#i" when it has none. */
-static const char *label(const darray_consumer_t *c, int i, char *buf,
-                         size_t n) {
+const char *darray__advise_label(const darray_consumer_t *c, int i, char *buf,
+                                 size_t n) {
   if (c->name != NULL)
     return c->name;
   snprintf(buf, n, "#%d", i);
@@ -60,11 +38,11 @@ static const char *label(const darray_consumer_t *c, int i, char *buf,
 /* Prefix a consumer's own message with its place in the argument list. */
 static int consumer_err(char *msg, int rc, int i, const darray_consumer_t *c,
                         const char *what) {
-  return darray__err(msg, rc, "consumers[%d]%s%s%s: %s", i,
-                     c->name ? " (" : "", cname(c), c->name ? ")" : "", what);
+  return darray__err(msg, rc, "consumers[%d]%s%s%s: %s", i, c->name ? " (" : "",
+                     cname(c), c->name ? ")" : "", what);
 }
 
-static void advisor_free(advisor_t *adv) {
+void darray__advise_free(advisor_t *adv) {
   for (int i = 0; adv->cs != NULL && i < adv->n; i++)
     free(adv->cs[i].rr);
   free(adv->cs);
@@ -80,8 +58,10 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
   char what[DARRAY_ERRMSG_LEN], err[DARRAY_ERRMSG_LEN];
   int nd = adv->ndims;
   if (!isfinite(c->weight) || c->weight < 0) {
-    snprintf(what, sizeof what, "weight = %g: a weight must be finite and "
-                                ">= 0", c->weight);
+    snprintf(what, sizeof what,
+             "weight = %g: a weight must be finite and "
+             ">= 0",
+             c->weight);
     return consumer_err(msg, DARRAY_EINVAL, i, c, what);
   }
   if (c->nprocs < 1 || c->nprocs > DARRAY_ADVISE_MAX_NPROCS) {
@@ -119,14 +99,16 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
     return consumer_err(msg, rc, i, c, err);
   cs->rr = malloc(sizeof *cs->rr * (size_t)c->nprocs);
   if (cs->rr == NULL)
-    return darray__err(msg, DARRAY_ENOMEM, "out of memory for %d processes "
-                                           "of consumers[%d]", c->nprocs, i);
+    return darray__err(msg, DARRAY_ENOMEM,
+                       "out of memory for %d processes "
+                       "of consumers[%d]",
+                       c->nprocs, i);
   return DARRAY_SUCCESS;
 }
 
 /* Check the arguments every advisor call shares and describe the
  * consumers' arrays. */
-static int advisor_init(advisor_t *adv, int ndims, const int64_t gsizes[],
+int darray__advise_init(advisor_t *adv, int ndims, const int64_t gsizes[],
                         int64_t esize, int nconsumers,
                         const darray_consumer_t consumers[], char *msg) {
   *adv = (advisor_t){ndims, nconsumers, consumers, NULL, 0};
@@ -139,8 +121,9 @@ static int advisor_init(advisor_t *adv, int ndims, const int64_t gsizes[],
   int64_t bytes = esize;
   for (int d = 0; d < ndims; d++)
     if (!darray__mul_ok(bytes, gsizes[d], &bytes))
-      return darray__err(msg, DARRAY_ESIZE, "gsizes and esize: the array's "
-                                            "size in bytes overflows 64 bits");
+      return darray__err(msg, DARRAY_ESIZE,
+                         "gsizes and esize: the array's "
+                         "size in bytes overflows 64 bits");
   if (nconsumers < 1)
     return darray__err(msg, DARRAY_EINVAL, "nconsumers = %d is < 1",
                        nconsumers);
@@ -159,7 +142,7 @@ static int advisor_init(advisor_t *adv, int ndims, const int64_t gsizes[],
   for (int i = 0; i < nconsumers; i++) {
     rc = consumer_setup(adv, i, gsizes, esize, msg);
     if (rc != DARRAY_SUCCESS) {
-      advisor_free(adv);
+      darray__advise_free(adv);
       return rc;
     }
     adv->total += consumers[i].weight;
@@ -200,7 +183,7 @@ static int judge(consumer_t *cs, const int perm[],
   }
   /* as the planner: one process never interleaves with itself */
   bool inter = a->nprocs > 1 && darray__layout_interleave(cs->rr, a->nprocs);
-  v->verdict = inter ? DARRAY_VERDICT_INTERLEAVED
+  v->verdict = inter                   ? DARRAY_VERDICT_INTERLEAVED
                : v->nonconforming == 0 ? DARRAY_VERDICT_CONFORMING
                                        : DARRAY_VERDICT_FRAGMENTED;
   return DARRAY_SUCCESS;
@@ -316,14 +299,6 @@ static order_t *candidates(const advisor_t *adv, int *count, bool *all) {
   return list;
 }
 
-/* The best candidates so far, best first, with each consumer's verdict
- * letter (report only). */
-typedef struct ranking {
-  int cap, len, n;
-  score_t *sc;
-  char *letters; /* cap * n */
-} ranking_t;
-
 static const char verdict_letter[] = {'C', 'F', 'I'};
 
 static void rank_insert(ranking_t *rk, const score_t *sc,
@@ -349,9 +324,9 @@ static void rank_insert(ranking_t *rk, const score_t *sc,
 
 /* Evaluate every candidate: the best into *best and best_v (n entries),
  * and, when rk is not NULL, the leaders into rk. */
-static int search(advisor_t *adv, score_t *best,
-                  darray_consumer_verdict_t *best_v, int *ncand, bool *all,
-                  ranking_t *rk, char *msg) {
+int darray__advise_search(advisor_t *adv, score_t *best,
+                          darray_consumer_verdict_t *best_v, int *ncand,
+                          bool *all, ranking_t *rk, char *msg) {
   int count = 0;
   order_t *list = candidates(adv, &count, all);
   darray_consumer_verdict_t *v = malloc(sizeof *v * (size_t)adv->n);
@@ -372,8 +347,9 @@ static int search(advisor_t *adv, score_t *best,
   free(v);
   *ncand = count;
   if (rc != DARRAY_SUCCESS)
-    return darray__err(msg, rc, "out of memory while evaluating storage "
-                                "orders");
+    return darray__err(msg, rc,
+                       "out of memory while evaluating storage "
+                       "orders");
   return DARRAY_SUCCESS;
 }
 
@@ -398,27 +374,27 @@ int darray_advise_storage(int ndims, const int64_t gsizes[], int64_t esize,
   if (advice == NULL)
     return darray__err(msg, DARRAY_ENULL, "advice is NULL");
   advisor_t adv;
-  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
-                        msg);
+  int rc = darray__advise_init(&adv, ndims, gsizes, esize, nconsumers,
+                               consumers, msg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   darray_consumer_verdict_t *best_v =
       malloc(sizeof *best_v * (size_t)nconsumers);
   if (best_v == NULL) {
-    advisor_free(&adv);
+    darray__advise_free(&adv);
     return darray__err(msg, DARRAY_ENOMEM, "out of memory");
   }
   score_t best;
   int ncand;
   bool all;
-  rc = search(&adv, &best, best_v, &ncand, &all, NULL, msg);
+  rc = darray__advise_search(&adv, &best, best_v, &ncand, &all, NULL, msg);
   if (rc == DARRAY_SUCCESS) {
     fill_advice(&adv, &best, ncand, all, advice);
     if (verdicts != NULL)
       memcpy(verdicts, best_v, sizeof *best_v * (size_t)nconsumers);
   }
   free(best_v);
-  advisor_free(&adv);
+  darray__advise_free(&adv);
   return rc;
 }
 
@@ -432,14 +408,14 @@ int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
     return darray__err(msg, DARRAY_ENULL, "%s is NULL",
                        advice == NULL ? "advice" : "perm");
   advisor_t adv;
-  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
-                        msg);
+  int rc = darray__advise_init(&adv, ndims, gsizes, esize, nconsumers,
+                               consumers, msg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   bool seen[DARRAY_MAX_DIMS] = {false};
   for (int i = 0; i < ndims; i++) {
     if (perm[i] < 0 || perm[i] >= ndims || seen[perm[i]]) {
-      advisor_free(&adv);
+      darray__advise_free(&adv);
       return darray__err(msg, DARRAY_EORDER,
                          "perm is not a permutation of 0..%d (perm[%d] = %d)",
                          ndims - 1, i, perm[i]);
@@ -457,172 +433,6 @@ int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
     darray__err(msg, rc, "out of memory");
   }
   free(v);
-  advisor_free(&adv);
-  return rc;
-}
-
-/* ------------------------------------------------------------------------ */
-/* the report                                                               */
-
-static const char *const verdict_name[] = {"conforming", "fragmented",
-                                           "interleaved"};
-static const char *const verdict_io[] = {
-    "independent, one run per cell", "independent (sieve or direct runs)",
-    "two-phase collective"};
-
-/* "0 1 2" plus " (C)" or " (Fortran)". */
-static const char *perm_text(const int *p, int nd, char *buf, size_t n) {
-  size_t k = 0;
-  bool c = true, f = true;
-  for (int i = 0; i < nd; i++) {
-    k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? " " : "", p[i]);
-    c &= p[i] == i;
-    f &= p[i] == nd - 1 - i;
-  }
-  snprintf(buf + k, n - k, "%s", c ? " (C)" : f ? " (Fortran)" : "");
-  return buf;
-}
-
-static void dist_text(const darray_desc_t *a, char *buf, size_t n) {
-  size_t k = 0;
-  for (int d = 0; d < a->ndims && k < n; d++) {
-    const char *sep = d ? " x " : "";
-    switch (a->dist[d]) {
-    case DARRAY_DIST_NONE:
-      k += (size_t)snprintf(buf + k, n - k, "%s*", sep);
-      break;
-    case DARRAY_DIST_BLOCK:
-    case DARRAY_DIST_CYCLIC:
-      k += (size_t)snprintf(buf + k, n - k, "%s%s(%" PRId64 ")", sep,
-                            a->dist[d] == DARRAY_DIST_BLOCK ? "BLOCK"
-                                                            : "CYCLIC",
-                            a->block[d]);
-      break;
-    default:
-      k += (size_t)snprintf(buf + k, n - k, "%sMP", sep);
-      break;
-    }
-  }
-}
-
-static void grid_text(const int *psizes, int nd, char *buf, size_t n) {
-  size_t k = 0;
-  for (int d = 0; d < nd && k < n; d++)
-    k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "x" : "", psizes[d]);
-}
-
-static void print_header(const advisor_t *adv, const int64_t gsizes[],
-                         int64_t esize, FILE *out) {
-  char h[32];
-  int64_t bytes = esize;
-  for (int d = 0; d < adv->ndims; d++)
-    bytes *= gsizes[d];
-  fprintf(out, "darrayio storage advisor: %d-D array ", adv->ndims);
-  for (int d = 0; d < adv->ndims; d++)
-    fprintf(out, "%s%" PRId64, d ? " x " : "", gsizes[d]);
-  fprintf(out, " of %" PRId64 "-byte elements (%s), %d consumer%s, total "
-               "weight %g\n",
-          esize, darray__human_bytes(bytes, h, sizeof h), adv->n,
-          adv->n == 1 ? "" : "s", adv->total);
-  fprintf(out, "  %3s  %-16s %8s %6s  %-16s %s\n", "#", "consumer", "weight",
-          "procs", "grid", "distribution");
-  for (int i = 0; i < adv->n; i++) {
-    char grid[96], dist[160], name[32];
-    grid_text(adv->cs[i].a.psizes, adv->ndims, grid, sizeof grid);
-    dist_text(&adv->cs[i].a, dist, sizeof dist);
-    fprintf(out, "  %3d  %-16s %8g %6d  %-16s %s\n", i,
-            label(&adv->c[i], i, name, sizeof name),
-            adv->c[i].weight, adv->c[i].nprocs, grid, dist);
-  }
-}
-
-static void print_ranking(const advisor_t *adv, const ranking_t *rk,
-                          int ncand, bool all, FILE *out) {
-  fprintf(out, "  candidate storage orders, slowest dimension first, best "
-               "first\n  (verdicts, one letter per consumer in the order "
-               "above: C conforming, F fragmented, I interleaved)\n");
-  fprintf(out, "  %4s  %-28s %12s %12s %14s  %s\n", "rank", "order",
-          "conforming", "collective", "weighted runs", "verdicts");
-  for (int k = 0; k < rk->len; k++) {
-    char p[64];
-    const score_t *s = &rk->sc[k];
-    fprintf(out, "  %4d  %-28s %12g %12g %14.6g  %.*s\n", k + 1,
-            perm_text(s->perm, adv->ndims, p, sizeof p), s->conf, s->coll,
-            s->runs, adv->n, rk->letters + (size_t)k * (size_t)adv->n);
-  }
-  if (ncand > rk->len)
-    fprintf(out, "  ... %d more candidates not shown\n", ncand - rk->len);
-  if (!all)
-    fprintf(out, "  (%d dimensions: dimensions no consumer distributes stay "
-                 "fastest; C and Fortran order are candidates too)\n",
-            adv->ndims);
-}
-
-static void print_verdicts(const advisor_t *adv, const score_t *best,
-                           const darray_consumer_verdict_t *v, FILE *out) {
-  char p[64];
-  double tw = adv->total > 0 ? adv->total : 1;
-  fprintf(out, "  recommended storage order: %s\n",
-          perm_text(best->perm, adv->ndims, p, sizeof p));
-  fprintf(out, "    conforming weight %g of %g (%.1f%%), collective weight "
-               "%g (%.1f%%)\n",
-          best->conf, adv->total, 100 * best->conf / tw, best->coll,
-          100 * best->coll / tw);
-  fprintf(out, "  %-16s %8s  %-12s %12s %14s  %-23s  %s\n", "consumer",
-          "weight", "verdict", "runs/proc", "runs in all", "run length",
-          "I/O");
-  for (int i = 0; i < adv->n; i++) {
-    char lo[32], hi[32], len[48], name[32];
-    snprintf(len, sizeof len, "%s .. %s",
-             darray__human_bytes(v[i].min_run, lo, sizeof lo),
-             darray__human_bytes(v[i].max_run, hi, sizeof hi));
-    fprintf(out, "  %-16s %8g  %-12s %12" PRId64 " %14" PRId64 "  %-23s  %s\n",
-            label(&adv->c[i], i, name, sizeof name), adv->c[i].weight,
-            verdict_name[v[i].verdict],
-            v[i].max_runs, v[i].total_runs, len, verdict_io[v[i].verdict]);
-  }
-  int ncoll = 0;
-  for (int i = 0; i < adv->n; i++)
-    if (v[i].verdict == DARRAY_VERDICT_INTERLEAVED) {
-      char name[32];
-      fprintf(out, "%s %s (weight %g)",
-              ncoll++ ? "," : "  need collective I/O:",
-              label(&adv->c[i], i, name, sizeof name), adv->c[i].weight);
-    }
-  fputs(ncoll ? "\n" : "  no consumer needs collective I/O\n", out);
-}
-
-int darray_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
-                         int nconsumers, const darray_consumer_t consumers[],
-                         FILE *out) {
-  char *msg = darray__errbuf_nohandle();
-  msg[0] = '\0';
-  if (out == NULL)
-    return darray__err(msg, DARRAY_ENULL, "out is NULL");
-  advisor_t adv;
-  int rc = advisor_init(&adv, ndims, gsizes, esize, nconsumers, consumers,
-                        msg);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  ranking_t rk = {ADVISE_SHOWN, 0, nconsumers, NULL, NULL};
-  rk.sc = malloc(sizeof *rk.sc * ADVISE_SHOWN);
-  rk.letters = malloc((size_t)ADVISE_SHOWN * (size_t)nconsumers);
-  darray_consumer_verdict_t *v = malloc(sizeof *v * (size_t)nconsumers);
-  score_t best;
-  int ncand = 0;
-  bool all = false;
-  if (rk.sc == NULL || rk.letters == NULL || v == NULL)
-    rc = darray__err(msg, DARRAY_ENOMEM, "out of memory");
-  else
-    rc = search(&adv, &best, v, &ncand, &all, &rk, msg);
-  if (rc == DARRAY_SUCCESS) {
-    print_header(&adv, gsizes, esize, out);
-    print_ranking(&adv, &rk, ncand, all, out);
-    print_verdicts(&adv, &best, v, out);
-  }
-  free(rk.sc);
-  free(rk.letters);
-  free(v);
-  advisor_free(&adv);
+  darray__advise_free(&adv);
   return rc;
 }
