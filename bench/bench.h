@@ -99,7 +99,7 @@ typedef struct pattern {
 
 /* Counters of one phase, summed (or maxed) over ranks. */
 typedef struct counters {
-  int64_t calls, exchanged, meta, cycles, peak_temp;
+  int64_t calls, exchanged, cycles, peak_temp;
   char strategy[16]; /* darrayio methods: the strategy of the last call */
 } counters_t;
 

@@ -49,10 +49,10 @@ void bench_result_line(const bench_t *b, const result_t *r) {
          (long long)total_bytes(b));
   if (measured(r))
     printf(" seconds=%.6f mib_s=%.1f runs=%d min=%.6f max=%.6f calls=%lld "
-           "exchanged=%lld meta=%lld cycles=%lld peak_temp=%lld",
+           "exchanged=%lld cycles=%lld peak_temp=%lld",
            r->median, mibs(b, r->median), r->nruns, r->min, r->max,
            (long long)r->c.calls, (long long)r->c.exchanged,
-           (long long)r->c.meta, (long long)r->c.cycles,
+           (long long)r->c.cycles,
            (long long)r->c.peak_temp);
   if (measured(r) && r->c.strategy[0] != '\0')
     printf(" strategy=%s", r->c.strategy);

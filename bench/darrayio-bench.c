@@ -64,15 +64,15 @@ static int64_t check_data(bench_t *b, mstate_t *s, int dump, int salt) {
 
 static void gather_counters(bench_t *b, mstate_t *s, int write,
                             counters_t *c) {
-  int64_t sum[3], max[2];
-  *c = (counters_t){s->calls, 0, 0, 0, 0, ""};
+  int64_t sum[2], max[2];
+  *c = (counters_t){s->calls, 0, 0, 0, ""};
   if (s->m->stats)
     s->m->stats(b, s, write, c);
-  sum[0] = c->calls, sum[1] = c->exchanged, sum[2] = c->meta;
+  sum[0] = c->calls, sum[1] = c->exchanged;
   max[0] = c->cycles, max[1] = c->peak_temp;
-  MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sum, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, max, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-  c->calls = sum[0], c->exchanged = sum[1], c->meta = sum[2];
+  c->calls = sum[0], c->exchanged = sum[1];
   c->cycles = max[0], c->peak_temp = max[1]; /* the strategy is agreed */
 }
 

@@ -197,7 +197,6 @@ typedef struct darray_stats {
   int64_t read_calls;        /**< read system/MPI calls made */
   int64_t write_calls;       /**< write system/MPI calls made */
   int64_t bytes_exchanged;   /**< data bytes sent to other processes */
-  int64_t meta_bytes_exchanged; /**< offset/length metadata bytes sent */
   int64_t cycles;            /**< collective buffering cycles */
   int64_t peak_temp_bytes;   /**< largest temporary buffer held at once */
   int64_t calls;             /**< darray_read/darray_write calls */

@@ -307,7 +307,6 @@ static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
   into->read_calls += c->read_calls;
   into->write_calls += c->write_calls;
   into->bytes_exchanged += c->bytes_exchanged;
-  into->meta_bytes_exchanged += c->meta_bytes_exchanged;
   into->cycles += c->cycles;
   if (c->peak_temp_bytes > into->peak_temp_bytes)
     into->peak_temp_bytes = c->peak_temp_bytes;
