@@ -134,7 +134,8 @@ static int resolve_local(darray_t a) {
     int64_t n = 1;
     for (int d = 0; d < a->d.ndims; d++) {
       int64_t len = darray__dist_set_size(&a->sec[c].set[d]);
-      if (len > 0 && a->d.padded[d] > 0 && a->d.padded[d] < len + 2 * a->d.ghost[d])
+      int64_t pad = a->d.padded[d];
+      if (len > 0 && pad > 0 && pad < len + 2 * a->d.ghost[d])
         return darray__err(a->errmsg, DARRAY_EGHOST,
                            "padded[%d] = %lld is smaller than the local "
                            "extent %lld plus 2 * ghost[%d] = %lld", d,

@@ -71,30 +71,28 @@ int darray__io_pread(io_call_t *c, void *buf, int64_t len, int64_t off) {
   return after(c, c->file->ops->pread(c->file, buf, len, off));
 }
 
-/* A plain write holds a shared lock over its bytes when the call takes
- * locks (io_lock.c), unless it holds one there already. */
-static int shared_lock(io_call_t *c, int64_t off, int64_t len, bool *held) {
-  *held = darray__io_write_needs_lock(c, off, len);
-  return *held ? darray__io_lock(c, off, len, false) : DARRAY_SUCCESS;
-}
-
-static int shared_unlock(io_call_t *c, int64_t off, int64_t len, bool held,
-                         int rc) {
+/* A plain write: [off, off+len) from buf (one piece) or from iov (n
+ * pieces), under a shared lock over its bytes when the call takes locks
+ * (io_lock.c), unless it holds one there already. */
+static int write_span(io_call_t *c, const void *buf, const struct iovec *iov,
+                      int n, int64_t len, int64_t off) {
+  bool held = darray__io_write_needs_lock(c, off, len);
+  int rc = held ? darray__io_lock(c, off, len, false) : DARRAY_SUCCESS;
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  c->stats->write_calls++;
+  c->stats->bytes_written += len;
+  before(c);
+  io_file_t *f = c->file;
+  rc = after(c, iov != NULL ? f->ops->pwritev(f, iov, n, off)
+                            : f->ops->pwrite(f, buf, len, off));
   int rc2 = held ? darray__io_unlock(c, off, len) : DARRAY_SUCCESS;
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
 int darray__io_pwrite(io_call_t *c, const void *buf, int64_t len,
                       int64_t off) {
-  bool held;
-  int rc = shared_lock(c, off, len, &held);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  c->stats->write_calls++;
-  c->stats->bytes_written += len;
-  before(c);
-  rc = after(c, c->file->ops->pwrite(c->file, buf, len, off));
-  return shared_unlock(c, off, len, held, rc);
+  return write_span(c, buf, NULL, 0, len, off);
 }
 
 static int64_t iov_bytes(const struct iovec *iov, int n) {
@@ -155,16 +153,7 @@ int darray__io_pwritev(io_call_t *c, const struct iovec *iov, int n,
                        int64_t off, char *scratch, int64_t scratch_len) {
   if (c->file->ops->pwritev == NULL)
     return vector_by_scratch(c, iov, n, off, scratch, scratch_len, true);
-  int64_t len = iov_bytes(iov, n);
-  bool held;
-  int rc = shared_lock(c, off, len, &held);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  c->stats->write_calls++;
-  c->stats->bytes_written += len;
-  before(c);
-  rc = after(c, c->file->ops->pwritev(c->file, iov, n, off));
-  return shared_unlock(c, off, len, held, rc);
+  return write_span(c, NULL, iov, n, iov_bytes(iov, n), off);
 }
 
 int darray__io_preadv(io_call_t *c, const struct iovec *iov, int n,
