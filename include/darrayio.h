@@ -36,7 +36,16 @@
  *    the detailed message of the last failure on a handle.
  *  - A function documented as *collective* must be called by every process of
  *    the handle's communicator; it returns the same code on every process,
- *    even when only one of them failed.
+ *    even when only one of them failed: the failing process's code (the
+ *    most negative one, when several failed). A process that did not fail
+ *    itself gets the message "failed on rank R: " followed by rank R's own
+ *    message (the argument, path or system error it named). Processes that
+ *    pass different values where they must agree get
+ *    DARRAY_EINCONSISTENT, and a message naming the argument and two
+ *    processes' values of it. (DARRAY_EREMOTE is reserved and never
+ *    returned.)
+ *  - Called before MPI_Init or after MPI_Finalize, a function that needs
+ *    MPI returns DARRAY_EMPI instead of calling into MPI.
  *  - A function documented as *local* involves no communication.
  *  - Offsets, sizes and counts are 64-bit.
  *  - The library never aborts and never prints, except darray_explain-style
@@ -107,7 +116,7 @@ extern "C" {
     "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
-  X(DARRAY_EREMOTE, -101, "the call failed on another process")                \
+  X(DARRAY_EREMOTE, -101, "reserved: never returned")                         \
   X(DARRAY_EIO, -200, "input/output error")                                    \
   X(DARRAY_ENOSPC, -201, "no space left on device")                            \
   X(DARRAY_EACCESS, -202, "permission denied")                                 \
@@ -273,7 +282,6 @@ DARRAY_API const char *darray_file_errmsg(darray_file_t f);
  * \retval DARRAY_ESIZE a size is < 1 or the element count overflows
  * \retval DARRAY_ETYPE \p type is not a #darray_type_t value
  * \retval DARRAY_EINCONSISTENT processes passed different arguments
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EMPI duplicating the communicator failed
  */
@@ -421,7 +429,6 @@ DARRAY_API int darray_set_memory_layout(darray_t a, darray_order_t order,
  * \retval DARRAY_EGHOST a padded extent smaller than interior + 2*ghost
  * \retval DARRAY_ESIZE the local buffer size overflows 64 bits
  * \retval DARRAY_EINCONSISTENT processes described different arrays
- * \retval DARRAY_EREMOTE the description was wrong on another process
  * \retval DARRAY_ESTATE the array is already committed
  * \retval DARRAY_EBADHANDLE \p a is not a live handle
  * \retval DARRAY_ENOMEM out of memory
@@ -699,7 +706,6 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  * \retval DARRAY_EISDIR \p path is a directory
  * \retval DARRAY_EIO another open error
  * \retval DARRAY_EINCONSISTENT processes passed different paths, modes or hints
- * \retval DARRAY_EREMOTE the open failed on another process
  * \retval DARRAY_ENOMEM out of memory
  */
 DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
@@ -756,7 +762,6 @@ DARRAY_API int darray_file_sync(darray_file_t f);
  * \retval DARRAY_ECOMM the communicators do not match
  * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
  *         displacements
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
  * \retval DARRAY_ELIMIT the call needs more temporary memory than
  *         `darray_temp_limit` allows, or two-phase elements larger than an
@@ -782,7 +787,6 @@ DARRAY_API int darray_write(darray_file_t f, darray_t a, const void *buf);
  * \retval DARRAY_EEOF the file ends before the array does
  * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
  *         displacements
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
  * \retval DARRAY_ELIMIT the call needs more temporary memory than
  *         `darray_temp_limit` allows, or two-phase elements larger than an
@@ -827,7 +831,6 @@ DARRAY_API int darray_read(darray_file_t f, darray_t a, void *buf);
  * \retval DARRAY_ECOMM the communicators do not match
  * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
  *         displacements
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO, DARRAY_ENOSPC, DARRAY_EACCESS the write failed
  * \retval DARRAY_ELIMIT the call needs more temporary memory than
  *         `darray_temp_limit` allows, or two-phase elements larger than an
@@ -860,7 +863,6 @@ DARRAY_API int darray_write_section(darray_file_t f, darray_t a, const int64_t s
  * \retval DARRAY_ECOMM the communicators do not match
  * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
  *         displacements
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_EIO the read failed
  * \retval DARRAY_ELIMIT the call needs more temporary memory than
  *         `darray_temp_limit` allows, or two-phase elements larger than an

@@ -7,6 +7,11 @@
 
 #include "util.h"
 
+/* Whether MPI may be called: DARRAY_EMPI with a message saying so before
+ * MPI_Init or after MPI_Finalize (every entry point that takes a
+ * communicator asks first: MPI would abort inside the call). */
+DARRAY_HIDDEN int darray__mpi_ready(char *msg);
+
 /*
  * Agree on a result across comm: every process returns the smallest
  * (most negative) code of any process. A process whose own code is
@@ -31,6 +36,20 @@ DARRAY_HIDDEN int darray__agree_check(MPI_Comm comm, int code, char *msg,
 DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
                                       const int64_t *vals, int n, int *bad,
                                       int *late);
+
+/*
+ * After an agreement found that processes passed different values: name
+ * two of them. Each process gives its value (mine, as agreed on) and the
+ * value in words (text, at most 159 characters are used); the result
+ * appends ": rank 0 has <rank 0's text>, rank R has <R's text>" to out
+ * (n bytes), R the lowest rank whose value differs from rank 0's.
+ * Collective, on the failure path only (two broadcasts and one allreduce
+ * of a few bytes each); DARRAY_EMPI when one of them fails, and out is
+ * left as it was.
+ */
+DARRAY_HIDDEN int darray__agree_differ(MPI_Comm comm, int64_t mine,
+                                       const char *text, char *out,
+                                       size_t n);
 
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */

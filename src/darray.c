@@ -7,6 +7,7 @@
 #include "array.h"
 #include "agree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ static int check_mutable(darray_t a) {
 
 static int check_comm(MPI_Comm comm, char *msg) {
   int inter = 0;
+  int rc = darray__mpi_ready(msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   if (comm == MPI_COMM_NULL)
     return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL");
   if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
@@ -92,6 +96,27 @@ static void set_defaults(darray_t a, int ndims, const int64_t gsizes[],
   }
 }
 
+/* DARRAY_EINCONSISTENT at create: two processes' shapes, into msg
+ * (collective). */
+static void name_difference(MPI_Comm comm, int64_t mine, int ndims,
+                            const int64_t gsizes[], darray_type_t type,
+                            char *msg) {
+  char text[200];
+  int k = snprintf(text, sizeof text, "ndims %d, gsizes ", ndims);
+  for (int d = 0; d < ndims && d < DARRAY_MAX_DIMS && k > 0 &&
+                  (size_t)k < sizeof text;
+       d++)
+    k += snprintf(text + k, sizeof text - (size_t)k, "%s%lld", d ? "x" : "",
+                  (long long)gsizes[d]);
+  if (k > 0 && (size_t)k < sizeof text)
+    snprintf(text + k, sizeof text - (size_t)k, ", type %s",
+             darray__type_name((int)type));
+  darray__err(msg, DARRAY_EINCONSISTENT,
+              "darray_create: processes passed different ndims, gsizes or "
+              "type");
+  darray__agree_differ(comm, mine, text, msg, DARRAY_ERRMSG_LEN);
+}
+
 int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
                   darray_type_t type, darray_t *out) {
   char *msg = darray__errbuf_nohandle();
@@ -121,8 +146,7 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
   int64_t hv = (int64_t)h;
   rc = darray__agree_check(comm, rc, msg, &hv, 1, NULL);
   if (rc == DARRAY_EINCONSISTENT)
-    darray__err(msg, rc, "darray_create: processes passed different ndims, "
-                         "gsizes or type");
+    name_difference(comm, hv, ndims, gsizes, type, msg);
   if (rc != DARRAY_SUCCESS) {
     if (dup != MPI_COMM_NULL)
       MPI_Comm_free(&dup);
@@ -143,6 +167,8 @@ int darray_free(darray_t *pa) {
     return DARRAY_SUCCESS;
   darray_t a = *pa;
   int rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS) /* the communicator is freed: MPI must live */
+    rc = darray__mpi_ready(a->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   a->magic = DARRAY_MAGIC_DEAD;

@@ -6,6 +6,7 @@
 #include "agree.h"
 #include "layout/layout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,8 +168,70 @@ static void description_hash(const darray_t a, int64_t h[NPARTS]) {
   h[PART_ORDER] = (int64_t)darray__hash(x, a->d.perm, n * sizeof(int));
 }
 
+/* Append ", " (after the first) and n numbers joined by sep to buf. */
+static void put_list(char *buf, size_t n, const char *label,
+                     const int64_t *v, const int *iv, int count,
+                     const char *sep) {
+  size_t k = strlen(buf);
+  if (k < n)
+    k += (size_t)snprintf(buf + k, n - k, "%s%s ", k ? ", " : "", label);
+  for (int i = 0; i < count && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? sep : "",
+                          (long long)(v ? v[i] : iv[i]));
+}
+
+/* Part `part` of a description in words (for a disagreement). */
+static void part_text(const darray_desc_t *d, int part, char *buf, size_t n) {
+  static const char *const dn[] = {"*", "BLOCK", "CYCLIC", "MULTIPARTITION"};
+  size_t k = strlen(buf);
+  buf += k; /* after what is there */
+  n -= k < n ? k : n;
+  if (n == 0)
+    return;
+  buf[0] = '\0';
+  if (part == PART_SHAPE) {
+    put_list(buf, n, "gsizes", d->gsizes, NULL, d->ndims, "x");
+    size_t k = strlen(buf);
+    if (k < n)
+      snprintf(buf + k, n - k, ", type %s of %lld bytes",
+               darray__type_name((int)d->type), (long long)d->esize);
+  } else if (part == PART_DIST) {
+    k = (size_t)snprintf(buf, n, "dist");
+    for (int i = 0; i < d->ndims && k < n; i++) {
+      unsigned t = (unsigned)d->dist[i];
+      k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " x " : " ",
+                            t < 4 ? dn[t] : "?");
+      if (d->dargs[i] != DARRAY_DEFAULT_ARG && k < n)
+        k += (size_t)snprintf(buf + k, n - k, "(%lld)",
+                              (long long)d->dargs[i]);
+    }
+  } else if (part == PART_GRID) {
+    put_list(buf, n, "psizes", NULL, d->psizes, d->ndims, "x");
+  } else {
+    put_list(buf, n, d->file_order == DARRAY_ORDER_C         ? "C order, perm"
+                     : d->file_order == DARRAY_ORDER_FORTRAN ? "Fortran "
+                                                               "order, perm"
+                                                             : "perm",
+             NULL, d->perm, d->ndims, ",");
+  }
+}
+
+void darray__desc_text(const darray_desc_t *d, char *buf, size_t n) {
+  if (n == 0)
+    return;
+  buf[0] = '\0';
+  for (int part = 0; part < NPARTS; part++) {
+    size_t k = strlen(buf);
+    if (part > 0 && k + 2 < n)
+      snprintf(buf + k, n - k, "; ");
+    part_text(d, part, buf, n);
+  }
+}
+
 int darray_commit(darray_t a) {
   int rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__mpi_ready(a->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   if (a->committed)
@@ -186,17 +249,24 @@ int darray_commit(darray_t a) {
     rc = resolve_local(a);
   int bad = -1;
   rc = darray__agree_check(a->comm, rc, a->errmsg, h, NPARTS, &bad);
-  if (rc == DARRAY_EINCONSISTENT)
-    darray__err(a->errmsg, rc, "darray_commit: processes passed different %s",
-                part_names[bad]);
   if (rc != DARRAY_SUCCESS) {
     free(a->sec);
     a->sec = NULL;
     a->nsec = 0;
     a->d.q = 0;
     memcpy(a->d.psizes, save_psizes, sizeof save_psizes);
-    return rc;
   }
+  if (rc == DARRAY_EINCONSISTENT) {
+    char text[200];
+    text[0] = '\0';
+    part_text(&a->d, bad, text, sizeof text);
+    darray__err(a->errmsg, rc, "darray_commit: processes passed different %s",
+                part_names[bad]);
+    darray__agree_differ(a->comm, h[bad], text, a->errmsg,
+                         sizeof a->errmsg);
+  }
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   if (!mp)
     darray__dist_coords(a->d.ndims, a->d.psizes, a->rank, a->coords);
   a->desc_hash = (int64_t)darray__hash(0, h, sizeof h);

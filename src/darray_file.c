@@ -4,8 +4,10 @@
  */
 #include "array.h"
 #include "file.h"
+#include "hints.h"
 #include "agree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +100,52 @@ static int cycle_cost(darray_file_t f, MPI_Comm comm, bool kept, int64_t ns,
   return rc;
 }
 
+/* The first hint whose value differs between processes (collective: one
+ * allreduce), or -1. */
+static int differing_hint(MPI_Comm comm, const darray_hints_t *h) {
+  enum { MAXH = 32 };
+  int64_t v[MAXH];
+  int n = darray__hints_count() < MAXH ? darray__hints_count() : MAXH;
+  for (int i = 0; i < n; i++)
+    v[i] = darray__hints_value(h, i);
+  int bad = -1;
+  darray__agree_check(comm, DARRAY_SUCCESS, NULL, v, n, &bad);
+  return bad;
+}
+
+/* DARRAY_EINCONSISTENT at open: which argument (bad: 0 path, 1 mode, 2
+ * hints) and two processes' values of it, into msg (collective). */
+static void name_difference(MPI_Comm comm, const darray_file_s_t *f,
+                            const char *path, int mode, int bad, char *msg) {
+  char text[200], sp[DARRAY_PATH_SHOWN + 8];
+  int64_t mine = 0;
+  darray_hints_t none;
+  const darray_hints_t *h = &none;
+  darray__hints_default(&none);
+  if (f != NULL)
+    h = &f->hints;
+  int key = bad == 2 ? differing_hint(comm, h) : -1;
+  if (bad == 0) {
+    snprintf(text, sizeof text, "path '%s'",
+             path ? darray__short_path(path, sp, sizeof sp) : "(null)");
+    mine = path ? (int64_t)darray__hash(0, path, strlen(path)) : 0;
+  } else if (bad == 1) {
+    snprintf(text, sizeof text, "mode 0x%x", (unsigned)mode);
+    mine = mode;
+  } else if (key >= 0) {
+    char v[64];
+    darray__hints_get(h, darray__hints_key(key), v, sizeof v);
+    snprintf(text, sizeof text, "%s=%s", darray__hints_key(key), v);
+    mine = darray__hints_value(h, key);
+  } else {
+    snprintf(text, sizeof text, "other hints");
+  }
+  darray__err(msg, DARRAY_EINCONSISTENT,
+              "darray_file_open: processes passed different %s",
+              bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
+  darray__agree_differ(comm, mine, text, msg, DARRAY_ERRMSG_LEN);
+}
+
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
@@ -106,6 +154,9 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     return darray__err(msg, DARRAY_ENULL, "f (the output handle) is NULL");
   *out = NULL;
   int inter = 0;
+  int rc0 = darray__mpi_ready(msg);
+  if (rc0 != DARRAY_SUCCESS)
+    return rc0;
   if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != 0 ||
       inter)
     return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL, invalid or "
@@ -134,8 +185,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     h[3] = 0;
   }
   if (rc == DARRAY_EINCONSISTENT)
-    darray__err(msg, rc, "darray_file_open: processes passed different %s",
-                bad == 0 ? "paths" : bad == 1 ? "modes" : "hints");
+    name_difference(comm, f, path, mode, bad, msg);
   if (rc != DARRAY_SUCCESS) {
     if (dup != MPI_COMM_NULL)
       MPI_Comm_free(&dup);
@@ -176,6 +226,8 @@ int darray_file_close(darray_file_t *pf) {
     return DARRAY_SUCCESS;
   darray_file_t f = *pf;
   int rc = darray__file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__mpi_ready(f->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   char *msg = darray__errbuf_nohandle();
@@ -194,6 +246,8 @@ int darray_file_close(darray_file_t *pf) {
 
 int darray_file_sync(darray_file_t f) {
   int rc = darray__file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__mpi_ready(f->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
   darray__file_clear_cause(f);

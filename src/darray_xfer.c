@@ -92,8 +92,51 @@ static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
   return DARRAY_SUCCESS;
 }
 
+static const char *call_name(const xfer_t *x, const region_t *g) {
+  if (g == NULL)
+    return x->write ? "darray_write" : "darray_read";
+  return x->write ? "darray_write_section" : "darray_read_section";
+}
+
+/*
+ * The agreement of a call: on the outcome so far (rc), and that every
+ * process makes the same call (operation, whole array or section), on the
+ * same array description, at the same displacement, with the same
+ * strategy (s; NULL for a section call's first agreement, before the
+ * plan). Both agreements of every call have this shape, so that processes
+ * that make different calls still meet in matching collectives and learn
+ * it (a read matched with a write, a section with a whole array); a
+ * disagreement names the argument and two processes' values of it.
+ */
+static int agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
+                      int rc) {
+  int kind = (x->write ? 0 : 1) + (g != NULL ? 2 : 0);
+  int64_t vals[4] = {kind, x->a->desc_hash, x->a->d.disp,
+                     s ? (int64_t)darray__hash(0, s->name, strlen(s->name))
+                       : 0};
+  int bad = -1;
+  rc = darray__agree_first(x->f->comm, rc, x->msg, vals, 4, &bad, &x->late);
+  if (rc != DARRAY_EINCONSISTENT)
+    return rc;
+  static const char *const what[] = {"calls", "array descriptions",
+                                     "displacements", "strategies (hints)"};
+  char text[200];
+  if (bad == 0)
+    snprintf(text, sizeof text, "%s", call_name(x, g));
+  else if (bad == 1)
+    darray__desc_text(&x->a->d, text, sizeof text);
+  else if (bad == 2)
+    snprintf(text, sizeof text, "%lld", (long long)x->a->d.disp);
+  else
+    snprintf(text, sizeof text, "%s", s ? s->name : "(none)");
+  darray__err(x->msg, rc, "%s: processes %s different %s", call_name(x, g),
+              bad == 0 ? "made" : "passed", what[bad]);
+  darray__agree_differ(x->f->comm, vals[bad], text, x->msg, sizeof x->msg);
+  return rc;
+}
+
 /* Set up x's access: the array's cells, or this process's box. */
-static int access_of(xfer_t *x, const region_t *g, int rc) {
+static int access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
   if (g == NULL) {
     x->sec = x->a->sec;
     x->nsec = x->a->nsec;
@@ -114,8 +157,8 @@ static int access_of(xfer_t *x, const region_t *g, int rc) {
   if (rc == DARRAY_SUCCESS &&
       (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)
     rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
-  rc = darray__agree_first(x->f->comm, rc, x->msg, NULL, 0, NULL,
-                           &x->late); /* before the gather */
+  rc = agree_call(x, g, NULL, rc); /* before the gather */
+  *agreed = rc != DARRAY_SUCCESS; /* every process knows it */
   if (rc != DARRAY_SUCCESS)
     return rc;
   darray__section_box(x->a, g->start, g->count, g->order, &x->box_sec);
@@ -126,11 +169,6 @@ static int access_of(xfer_t *x, const region_t *g, int rc) {
 }
 
 
-static const char *call_name(const xfer_t *x, const region_t *g) {
-  if (g == NULL)
-    return x->write ? "darray_write" : "darray_read";
-  return x->write ? "darray_write_section" : "darray_read_section";
-}
 
 /* DARRAYIO_VERBOSE=1: rank 0 says what each call does and why. */
 static bool verbose(void) {
@@ -225,11 +263,10 @@ static bool planner_chose(const xfer_t *x) {
 }
 
 /* Prepare strategy s and agree, before any byte moves, on the outcome
- * (rc: this process's result so far), the description, the displacement
- * and the strategy. */
+ * (rc: this process's result so far), the call, the description, the
+ * displacement and the strategy. */
 static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
                       int rc) {
-  darray_file_t f = x->f;
   if (x->strategy != NULL && x->strategy->finish != NULL)
     x->strategy->finish(x); /* an earlier attempt's state */
   x->strategy = s;
@@ -241,19 +278,10 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
       darray__err(x->msg, rc, "%s (strategy %s): preparing: %s",
                   call_name(x, g), s->name, darray_strerror(rc));
   }
-  int64_t vals[3] = {x->a->desc_hash, x->a->d.disp,
-                     (int64_t)darray__hash(0, s->name, strlen(s->name))};
-  int bad = -1;
   if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */
     rc = x->late;
   x->late = DARRAY_SUCCESS;
-  rc = darray__agree_first(f->comm, rc, x->msg, vals, 3, &bad, &x->late);
-  if (rc == DARRAY_EINCONSISTENT)
-    darray__err(x->msg, rc, "%s: processes passed different %s",
-                call_name(x, g),
-                bad == 0 ? "array descriptions"
-                         : bad == 1 ? "displacements" : "hints");
-  return rc;
+  return agree_call(x, g, s, rc);
 }
 
 /*
@@ -275,7 +303,14 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
 static int xfer_begin(xfer_t *x, const region_t *g) {
   const strategy_t *s = &darray__strategy_direct;
   int rc = common_args(x);
-  rc = access_of(x, g, rc);
+  bool agreed = false;
+  rc = access_of(x, g, rc, &agreed);
+  if (agreed) { /* a section call's first agreement failed: a process
+                   that made another call (a whole array) agrees once */
+    x->strategy = s;
+    x->failed_early = true;
+    return rc;
+  }
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
   rc = begin_with(x, g, s, rc);
@@ -345,8 +380,10 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__mpi_ready(f->errmsg);
   if (rc != DARRAY_SUCCESS)
-    return rc; /* no usable handle: cannot agree (documented) */
+    return rc; /* no usable handle or no MPI: cannot agree (documented) */
   xfer_t x = {.f = f, .a = a, .buf = buf, .write = write};
   darray__io_call_init(&x.io, &f->io, &x.stats);
   rc = xfer_begin(&x, g);

@@ -54,4 +54,10 @@ DARRAY_HIDDEN int darray__desc_resolve(darray_desc_t *a, char *msg);
  * the array's bytes overflow). */
 DARRAY_HIDDEN int darray__desc_strides(darray_desc_t *a, char *msg);
 
+/* A description in words, for a message ("gsizes 8x8, type, element size
+ * 10 and 8; dist BLOCK x CYCLIC(2); psizes 2x1; C order, perm 0,1"),
+ * cut to n bytes. */
+DARRAY_HIDDEN void darray__desc_text(const darray_desc_t *d, char *buf,
+                                     size_t n);
+
 #endif /* DARRAYIO_DESC_H */

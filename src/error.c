@@ -24,6 +24,18 @@ const char *darray_err_name(int code) {
   return "DARRAY_EUNKNOWN";
 }
 
+int darray__mpi_ready(char *msg) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init); /* both may be called before MPI_Init */
+  MPI_Finalized(&fin);
+  if (!init)
+    return darray__err(msg, DARRAY_EMPI, "MPI is not initialized: call "
+                                         "MPI_Init first");
+  if (fin)
+    return darray__err(msg, DARRAY_EMPI, "MPI has been finalized");
+  return DARRAY_SUCCESS;
+}
+
 char *darray__errbuf_nohandle(void) {
   static _Thread_local char buf[DARRAY_ERRMSG_LEN];
   return buf;
@@ -78,6 +90,36 @@ const char *darray__short_text(const char *text, size_t max, char *buf,
   return elide(text, max, ' ', buf, n);
 }
 
+/* Longest failure message passed between processes: the failing
+ * process's own message, less room for the words put before it. */
+#define DARRAY_REMOTE_MSG (DARRAY_ERRMSG_LEN - 64)
+
+/*
+ * Every process learns why the call failed, not only where: the process
+ * whose failure won the agreement (the most negative code, the lowest rank
+ * among equals) sends its message to all, and a process that did not fail
+ * itself says "failed on rank R: <R's message>". A process that failed too
+ * keeps its own message. On the failure path only, so a call that succeeds
+ * pays nothing for it; every process reaches it, since the agreed code is
+ * the same everywhere.
+ */
+static int tell_failure(MPI_Comm comm, int code, int agreed, int who,
+                        int rank, char *msg) {
+  char text[DARRAY_REMOTE_MSG];
+  text[0] = '\0';
+  if (rank == who && msg != NULL)
+    snprintf(text, sizeof text, "%s", msg);
+  MPI_Request req;
+  bool sent = MPI_Ibcast(text, (int)sizeof text, MPI_CHAR, who, comm,
+                         &req) == MPI_SUCCESS &&
+              darray__wait(&req) == DARRAY_SUCCESS;
+  text[sizeof text - 1] = '\0';
+  if (code == DARRAY_SUCCESS)
+    darray__err(msg, agreed, "failed on rank %d: %s", who,
+                sent && text[0] != '\0' ? text : darray_strerror(agreed));
+  return agreed;
+}
+
 /*
  * One MPI_Allreduce(MAX) carries both the result and a consistency check:
  * element 0 encodes (-code, rank) so that the most negative code wins and,
@@ -111,12 +153,8 @@ static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
   }
   int agreed = (int)-(out[0] >> 32);
   int who = INT32_MAX - (int)(out[0] & 0xffffffff);
-  if (agreed != DARRAY_SUCCESS) {
-    if (code == DARRAY_SUCCESS)
-      darray__err(msg, agreed, "failed on rank %d: %s", who,
-                  darray_strerror(agreed));
-    return agreed;
-  }
+  if (agreed != DARRAY_SUCCESS)
+    return tell_failure(comm, code, agreed, who, rank, msg);
   for (int i = 0; i < n; i++)
     if (out[1 + i] != ~out[1 + n + i]) {
       if (bad != NULL)
@@ -148,4 +186,46 @@ int darray__agree_first(MPI_Comm comm, int code, char *msg,
 
 int darray__agree(MPI_Comm comm, int code, char *msg) {
   return agree(comm, code, msg, NULL, 0, NULL, NULL);
+}
+
+/* Room for one process's value in words (darray__agree_differ). */
+#define DARRAY_VALUE_TEXT 160
+
+/* Broadcast text (DARRAY_VALUE_TEXT bytes) and a value from root. */
+static bool bcast_value(MPI_Comm comm, int root, char *text, int64_t *v) {
+  MPI_Request req[2];
+  bool ok = MPI_Ibcast(text, DARRAY_VALUE_TEXT, MPI_CHAR, root, comm,
+                       &req[0]) == MPI_SUCCESS &&
+            MPI_Ibcast(v, 1, MPI_INT64_T, root, comm, &req[1]) ==
+                MPI_SUCCESS &&
+            darray__wait_all(2, req) == DARRAY_SUCCESS;
+  text[DARRAY_VALUE_TEXT - 1] = '\0';
+  return ok;
+}
+
+int darray__agree_differ(MPI_Comm comm, int64_t mine, const char *text,
+                         char *out, size_t n) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  char t0[DARRAY_VALUE_TEXT], tr[DARRAY_VALUE_TEXT];
+  int64_t v0 = mine, vr = mine;
+  snprintf(t0, sizeof t0, "%s", text);
+  snprintf(tr, sizeof tr, "%s", text);
+  if (!bcast_value(comm, 0, t0, &v0))
+    return DARRAY_EMPI;
+  int cand = mine != v0 ? rank : INT32_MAX, r = INT32_MAX;
+  MPI_Request req;
+  if (MPI_Iallreduce(&cand, &r, 1, MPI_INT, MPI_MIN, comm, &req) !=
+          MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return DARRAY_EMPI;
+  if (r == INT32_MAX) /* the difference lies elsewhere */
+    return DARRAY_SUCCESS;
+  if (!bcast_value(comm, r, tr, &vr))
+    return DARRAY_EMPI;
+  size_t len = strlen(out);
+  if (len < n)
+    snprintf(out + len, n - len, ": rank 0 has %s, rank %d has %s", t0, r,
+             tr);
+  return DARRAY_SUCCESS;
 }

@@ -237,3 +237,15 @@ int darray__hints_get(const darray_hints_t *h, const char *key, char *value,
     n = snprintf(value, len, "%" PRId64, *(const int64_t *)field);
   return n < 0 || (size_t)n >= len ? DARRAY_EINVAL : DARRAY_SUCCESS;
 }
+
+int darray__hints_count(void) { return (int)NHINTS; }
+
+const char *darray__hints_key(int i) {
+  return i >= 0 && i < (int)NHINTS ? hint_table[i].key : NULL;
+}
+
+int64_t darray__hints_value(const darray_hints_t *h, int i) {
+  const char *field = (const char *)h + hint_table[i].offset;
+  return hint_table[i].kind == H_ENUM ? *(const int *)field
+                                      : *(const int64_t *)field;
+}

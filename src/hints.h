@@ -68,4 +68,11 @@ DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
 DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
                                     char *value, size_t len);
 
+/* The hint table, entry by entry: how many hints there are, the key of
+ * hint i (NULL past the end) and hint i's value in h as a number (an
+ * enumerated hint: the index of its value's name). */
+DARRAY_HIDDEN int darray__hints_count(void);
+DARRAY_HIDDEN const char *darray__hints_key(int i);
+DARRAY_HIDDEN int64_t darray__hints_value(const darray_hints_t *h, int i);
+
 #endif /* DARRAYIO_HINTS_H */

@@ -33,3 +33,11 @@ uint64_t darray__next_id(void) {
   static _Atomic uint64_t next = 1;
   return atomic_fetch_add(&next, 1);
 }
+
+const char *darray__type_name(int type) {
+  static const char *const names[] = {
+      "?",      "CHAR",   "INT8",  "UINT8",  "INT16",       "UINT16", "INT32",
+      "UINT32", "INT64",  "UINT64", "FLOAT", "DOUBLE", "LONG_DOUBLE",
+      "OPAQUE"};
+  return type >= 1 && type <= DARRAY_OPAQUE ? names[type] : "?";
+}

@@ -71,6 +71,8 @@ DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
 DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
 /* Bytes for people ("1.5 MiB") into buf; returns buf (explain.c). */
 DARRAY_HIDDEN const char *darray__human_bytes(int64_t b, char *buf, size_t n);
+/* The name of a darray_type_t value ("DOUBLE"), "?" for others. */
+DARRAY_HIDDEN const char *darray__type_name(int type);
 /* Strip leading and trailing white space in place; returns the start. */
 DARRAY_HIDDEN char *darray__trim(char *s);
 

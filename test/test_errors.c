@@ -52,6 +52,15 @@ static void expect_(const char *file, int line, const char *expr, int rc,
     tu__contains(file, line, expr, msg, word);
 }
 
+/* A disagreement's message names two processes' values: rank 0's and the
+ * first rank whose value differs from it (every rank's message). */
+static void names_values(const char *msg, const char *v0, int r,
+                         const char *vr) {
+  char want[400];
+  snprintf(want, sizeof want, "rank 0 has %s, rank %d has %s", v0, r, vr);
+  TU_CONTAINS(msg, want);
+}
+
 /* Fill a file on rank 0 with n pattern bytes; everybody waits. */
 static unsigned char *make_pattern_file(const char *path, int64_t n,
                                         uint64_t seed) {
@@ -128,8 +137,15 @@ static void test_null_buffer(MPI_Info info) {
   int rc = darray_write(f, a, me == 1 ? NULL : buf);
   EXPECT(rc, P > 1 ? DARRAY_ENULL : DARRAY_SUCCESS, darray_file_errmsg(f),
          me == 1 ? "buf" : "rank 1");
-  if (P > 1)
+  if (P > 1) { /* every rank reads rank 1's own words, with its count */
+    char want[200];
+    int64_t b = (n + P - 1) / P, own = n - b < b ? n - b : b; /* rank 1 */
+    snprintf(want, sizeof want, "%sbuf is NULL but this process owns %lld "
+             "elements", me == 1 ? "" : "failed on rank 1: ",
+             (long long)own);
+    TU_CONTAINS(darray_file_errmsg(f), want);
     check_file_is(path, pat, fbytes, "file after a failed write");
+  }
 
   /* the handles still work: a correct write, then the bytes are right */
   rc = darray_write(f, a, buf);
@@ -235,6 +251,8 @@ static void test_inconsistent(void) {
   darray_t a = (darray_t)&a;
   int rc = darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a);
   EXPECT(rc, DARRAY_EINCONSISTENT, darray_errmsg(NULL), NULL);
+  names_values(darray_errmsg(NULL), "ndims 2, gsizes 8x8, type INT32", 1,
+               "ndims 2, gsizes 8x9, type INT32");
   TU_CHECK(a == NULL);
   /* type differs on the last rank */
   rc = darray_create(MPI_COMM_WORLD, 1, g,
@@ -251,6 +269,8 @@ static void test_inconsistent(void) {
   TU_OK(darray_set_distribution(a, me == 1 ? d2 : d1, NULL));
   rc = darray_commit(a);
   EXPECT(rc, DARRAY_EINCONSISTENT, darray_errmsg(a), "dist");
+  names_values(darray_errmsg(a), "dist BLOCK x BLOCK", 1,
+               "dist CYCLIC x BLOCK");
   int ps[2];
   TU_EQ_CODE(darray_grid(a, ps), DARRAY_ESTATE); /* still not committed */
   TU_OK(darray_set_distribution(a, d1, NULL));
@@ -258,11 +278,15 @@ static void test_inconsistent(void) {
   int64_t k1[2] = {8, DARRAY_DEFAULT_ARG}, k2[2] = {7, DARRAY_DEFAULT_ARG};
   TU_OK(darray_set_distribution(a, d1, me == 0 ? k2 : k1));
   EXPECT(darray_commit(a), DARRAY_EINCONSISTENT, darray_errmsg(a), NULL);
+  names_values(darray_errmsg(a), "dist BLOCK(7) x BLOCK", 1,
+               "dist BLOCK(8) x BLOCK");
   /* storage orders differ */
   TU_OK(darray_set_distribution(a, d1, k1));
   TU_OK(darray_set_storage_order(
       a, me == 1 ? DARRAY_ORDER_FORTRAN : DARRAY_ORDER_C, NULL));
   EXPECT(darray_commit(a), DARRAY_EINCONSISTENT, darray_errmsg(a), NULL);
+  names_values(darray_errmsg(a), "C order, perm 0,1", 1,
+               "Fortran order, perm 1,0");
   TU_OK(darray_set_storage_order(a, DARRAY_ORDER_C, NULL));
   if (!TU_OK(darray_commit(a))) {
     darray_free(&a);
@@ -286,6 +310,7 @@ static void test_inconsistent(void) {
     TU_OK(darray_set_displacement(a, me == 1 ? 8 : 0));
     rc = darray_write(f, a, buf);
     EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), "displacement");
+    names_values(darray_file_errmsg(f), "0", 1, "8");
     rc = darray_read(f, a, buf);
     EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), NULL);
     check_file_is(path, pat, fbytes, "file after an inconsistent write");
@@ -302,6 +327,10 @@ static void test_inconsistent(void) {
   rc = darray_file_open(MPI_COMM_WORLD, me == 1 ? other : path,
                         DARRAY_MODE_RDWR, MPI_INFO_NULL, &f);
   EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(NULL), "path");
+  char p0[700], p1[700];
+  snprintf(p0, sizeof p0, "path '%s'", path);
+  snprintf(p1, sizeof p1, "path '%s'", other);
+  names_values(darray_file_errmsg(NULL), p0, 1, p1);
   TU_CHECK(f == NULL);
   rc = darray_file_open(MPI_COMM_WORLD, path,
                         me == 1 ? DARRAY_MODE_RDONLY : DARRAY_MODE_RDWR,
@@ -313,6 +342,8 @@ static void test_inconsistent(void) {
   MPI_Info_set(info, "ind_rd_buffer_size", me == 1 ? "1024" : "2048");
   rc = darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f);
   EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(NULL), "hint");
+  names_values(darray_file_errmsg(NULL), "ind_rd_buffer_size=2048", 1,
+               "ind_rd_buffer_size=1024");
   TU_CHECK(f == NULL);
   MPI_Info_free(&info);
   if (me == 1)
@@ -321,6 +352,8 @@ static void test_inconsistent(void) {
                         &f);
   unsetenv("DARRAYIO_HINTS");
   EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(NULL), "hint");
+  names_values(darray_file_errmsg(NULL), "ind_wr_buffer_size=524288", 1,
+               "ind_wr_buffer_size=4096");
   TU_CHECK(f == NULL);
   tu_remove(path);
   free(pat);
@@ -350,6 +383,20 @@ static void test_write_disagreement(MPI_Info info) {
     int32_t *buf = calloc(64, sizeof *buf);
     int rc = darray_write(f, me == 1 ? b : a, buf);
     EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), "descriptions");
+    TU_CONTAINS(darray_file_errmsg(f), "rank 0 has gsizes 40, type INT32 ");
+    TU_CONTAINS(darray_file_errmsg(f), "rank 1 has gsizes 41, type INT32 ");
+    /* a write matched with a read, a whole array with a section: refused
+     * everywhere, each naming both calls */
+    rc = me == 0 ? darray_write(f, a, buf) : darray_read(f, a, buf);
+    EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), NULL);
+    names_values(darray_file_errmsg(f), "darray_write", 1, "darray_read");
+    int64_t start = 0, count = me == 1 ? 1 : 0;
+    rc = me == 1 ? darray_write_section(f, a, &start, &count, DARRAY_ORDER_C,
+                                        buf)
+                 : darray_write(f, a, buf);
+    EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), NULL);
+    names_values(darray_file_errmsg(f), "darray_write", 1,
+                 "darray_write_section");
     rc = darray_read(f, me == 0 ? b : a, buf);
     EXPECT(rc, DARRAY_EINCONSISTENT, darray_file_errmsg(f), NULL);
     rc = darray_write(f, me == P - 1 ? u : a, buf);

@@ -1,0 +1,87 @@
+/*
+ * test_noinit.c - calls outside MPI's lifetime return DARRAY_EMPI with a
+ * message saying so, instead of aborting inside MPI: darray_create and
+ * darray_file_open before MPI_Init; darray_write, darray_commit,
+ * darray_file_sync, darray_file_close and darray_free after MPI_Finalize.
+ * Between the two, the same calls succeed (so the refusals are about MPI,
+ * not the arguments). Run at 1 process; testutil starts MPI itself, so this
+ * program checks by hand and reports through its exit status.
+ */
+#include "darrayio.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+
+static void expect(const char *what, int rc, int code, const char *msg,
+                   const char *word) {
+  if (rc != code) {
+    fprintf(stderr, "FAIL %s: got %s, expected %s (%s)\n", what,
+            darray_err_name(rc), darray_err_name(code), msg ? msg : "");
+    failures++;
+  } else if (word != NULL && (msg == NULL || strstr(msg, word) == NULL)) {
+    fprintf(stderr, "FAIL %s: message \"%s\" does not contain \"%s\"\n",
+            what, msg ? msg : "(null)", word);
+    failures++;
+  }
+}
+
+int main(int argc, char **argv) {
+  char path[512];
+  const char *dir = getenv("DARRAY_TEST_TMPDIR");
+  snprintf(path, sizeof path, "%s/darray_noinit.%ld", dir ? dir : "/tmp",
+           (long)getpid());
+  int64_t n = 16;
+  darray_t a = NULL;
+  darray_file_t f = NULL;
+  int rc = darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_INT32, &a);
+  expect("create before MPI_Init", rc, DARRAY_EMPI, darray_errmsg(NULL),
+         "MPI is not initialized");
+  rc = darray_file_open(MPI_COMM_WORLD, path,
+                        DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, MPI_INFO_NULL,
+                        &f);
+  expect("open before MPI_Init", rc, DARRAY_EMPI, darray_file_errmsg(NULL),
+         "MPI is not initialized");
+
+  MPI_Init(&argc, &argv);
+  int32_t buf[16];
+  for (int i = 0; i < 16; i++)
+    buf[i] = i;
+  darray_t b = NULL;
+  expect("create", darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_INT32, &a),
+         DARRAY_SUCCESS, darray_errmsg(NULL), NULL);
+  expect("create", darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_INT32, &b),
+         DARRAY_SUCCESS, darray_errmsg(NULL), NULL);
+  expect("commit", darray_commit(a), DARRAY_SUCCESS, darray_errmsg(a), NULL);
+  expect("open",
+         darray_file_open(MPI_COMM_WORLD, path,
+                          DARRAY_MODE_RDWR | DARRAY_MODE_CREATE,
+                          MPI_INFO_NULL, &f),
+         DARRAY_SUCCESS, darray_file_errmsg(NULL), NULL);
+  expect("write", darray_write(f, a, buf), DARRAY_SUCCESS,
+         darray_file_errmsg(f), NULL);
+  MPI_Finalize();
+
+  if (a != NULL && b != NULL && f != NULL) {
+    expect("write after MPI_Finalize", darray_write(f, a, buf), DARRAY_EMPI,
+           darray_file_errmsg(f), "MPI has been finalized");
+    expect("commit after MPI_Finalize", darray_commit(b), DARRAY_EMPI,
+           darray_errmsg(b), "finalized");
+    expect("sync after MPI_Finalize", darray_file_sync(f), DARRAY_EMPI,
+           darray_file_errmsg(f), "finalized");
+    expect("close after MPI_Finalize", darray_file_close(&f), DARRAY_EMPI,
+           darray_file_errmsg(f), "finalized");
+    expect("free after MPI_Finalize", darray_free(&a), DARRAY_EMPI,
+           darray_errmsg(a), "finalized");
+  } else {
+    fprintf(stderr, "FAIL: setup between MPI_Init and MPI_Finalize\n");
+    failures++;
+  }
+  remove(path);
+  if (failures == 0)
+    printf("test_noinit: all checks passed\n");
+  return failures ? 1 : 0;
+}
