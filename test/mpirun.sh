@@ -48,6 +48,7 @@ case $name in
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
   test_templimit) nps="1 2 3" ;;
   test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
+  test_format) nps="1 2 3 4" ;; # P = 3: uneven pieces of every member
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then
