@@ -24,6 +24,9 @@
  *    after one data byte is flipped.
  * Files written by numpy.save / numpy.savez are read back the same way,
  * and a numpy.savez_compressed archive gives DARRAY_ENOTSUP on every rank.
+ * Refusals (bad suffix, mode, names, element type, ranks disagreeing, an
+ * unbound array, a truncated archive, a file that is no .npy) give their
+ * specific code on every rank.
  */
 #include "testutil.h"
 
@@ -327,6 +330,61 @@ static void python_check(const fcase_t *c, const char *base,
   }
 }
 
+/* ---- refusals: the same code on every rank, nothing written */
+
+static void refusals(const char *base) {
+  char path[600];
+  int mode = DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC;
+  darray_file_t f = NULL;
+  darray_t a = NULL, l = NULL;
+  int64_t g[2] = {4, 3};
+  TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a));
+  TU_OK(darray_commit(a));
+  TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_LONG_DOUBLE, &l));
+  TU_OK(darray_commit(l));
+  snprintf(path, sizeof path, "%s.dat", base);
+  TU_EQ_CODE(darray_dataset_open(MPI_COMM_WORLD, path, mode, MPI_INFO_NULL,
+                                 &f), DARRAY_EINVAL);
+  snprintf(path, sizeof path, "%s.npz", base);
+  TU_EQ_CODE(darray_dataset_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR,
+                                 MPI_INFO_NULL, &f), DARRAY_EMODE);
+  TU_OK(darray_dataset_open(MPI_COMM_WORLD, path, mode, MPI_INFO_NULL, &f));
+  TU_EQ_CODE(darray_write(f, a, NULL), DARRAY_ESTATE); /* not bound */
+  TU_CONTAINS(darray_file_errmsg(f), "darray_define");
+  TU_EQ_CODE(darray_define(f, "a/b", a), DARRAY_EINVAL);
+  TU_EQ_CODE(darray_define(f, "..", a), DARRAY_EINVAL);
+  TU_EQ_CODE(darray_define(f, "x", l), DARRAY_ETYPE);
+  TU_EQ_CODE(darray_define(f, tu_rank() == 0 ? "p" : "q", a),
+             tu_nprocs() > 1 ? DARRAY_EINCONSISTENT : DARRAY_SUCCESS);
+  if (tu_nprocs() > 1)
+    TU_OK(darray_define(f, "p", a));
+  TU_EQ_CODE(darray_define(f, "p2", a), DARRAY_EINVAL); /* bound already */
+  int n = -1;
+  TU_OK(darray_num_members(f, &n));
+  TU_EQ_INT(n, 1);
+  TU_OK(darray_file_close(&f));
+  /* a truncated archive and a file that is no .npy: every rank says so */
+  if (tu_rank() == 0) {
+    int64_t sz = 0;
+    unsigned char *b = tu_read_file(path, &sz);
+    TU_EQ_INT(tu_write_file(path, b, sz - 5), 0);
+    free(b);
+    snprintf(path, sizeof path, "%s.npy", base);
+    TU_EQ_INT(tu_write_file(path, "not a numpy file, not at all", 28), 0);
+    snprintf(path, sizeof path, "%s.npz", base);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  TU_EQ_CODE(darray_dataset_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDONLY,
+                                 MPI_INFO_NULL, &f), DARRAY_EFORMAT);
+  TU_CONTAINS(darray_file_errmsg(NULL), "end of central directory");
+  snprintf(path, sizeof path, "%s.npy", base);
+  TU_EQ_CODE(darray_dataset_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDONLY,
+                                 MPI_INFO_NULL, &f), DARRAY_EFORMAT);
+  TU_CONTAINS(darray_file_errmsg(NULL), "magic");
+  darray_free(&a);
+  darray_free(&l);
+}
+
 /* ---- files NumPy wrote */
 
 static void read_numpy(const char *path, const char *name, const fcase_t *c) {
@@ -419,6 +477,7 @@ int main(int argc, char **argv) {
       damaged(c, path);
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  refusals(base);
   if (numpy)
     numpy_files(base);
   else
