@@ -114,6 +114,9 @@ extern "C" {
   X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
   X(DARRAY_ELIMIT, -18,                                                        \
     "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
+  X(DARRAY_EFORMAT, -19, "the file is not a well-formed .npy or .npz file")  \
+  X(DARRAY_ENOTSUP, -20,                                                     \
+    "the file uses a feature darrayio does not support (compression, ...)")  \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "reserved: never returned")                         \
@@ -125,7 +128,8 @@ extern "C" {
   X(DARRAY_ENOMEM, -205, "out of memory")                                      \
   X(DARRAY_EMPI, -206, "an MPI call failed")                                   \
   X(DARRAY_EISDIR, -207, "path is a directory")                                \
-  X(DARRAY_ELOCK, -208, "file locking failed")
+  X(DARRAY_ELOCK, -208, "file locking failed")                              \
+  X(DARRAY_ECRC, -209, "CRC-32 mismatch: the data in the file is damaged")
 
 /** \cond DARRAY_INTERNAL */
 #define DARRAY__ENUM_ENTRY(name, value, text) name = (value),
@@ -715,11 +719,19 @@ DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_I
  * Close a file (collective). Data written by darray_write() is in the file
  * system when every process has returned from its darray_write(); close
  * releases the handle. Passing NULL or a pointer to NULL does nothing.
+ * A dataset being written (darray_dataset_open()) gets its headers here:
+ * the CRC-32 of each member is combined from what every process wrote
+ * (members written with sections, or never, are read back in parallel),
+ * and rank 0 writes the headers and the archive's central directory.
  * On failure darray_file_errmsg(NULL) holds the message (the handle is
  * gone).
  * \param f the handle; `*f` is set to NULL
  * \retval DARRAY_SUCCESS success
- * \retval DARRAY_EIO closing failed on this or another process
+ * \retval DARRAY_EIO closing failed on this or another process, or
+ *         writing a dataset's headers failed
+ * \retval DARRAY_ESTATE a `.npy` dataset had no array defined (the file
+ *         is left without a header)
+ * \retval DARRAY_ENOMEM out of memory for a dataset's headers
  * \retval DARRAY_EBADHANDLE \p *f is not a live handle
  */
 DARRAY_API int darray_file_close(darray_file_t *f);
@@ -941,6 +953,189 @@ DARRAY_API int darray_file_reset_stats(darray_file_t f);
  */
 DARRAY_API int darray_file_get_hint(darray_file_t f, const char *key, char *value,
                          int len);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** \name Self-describing files (.npy, .npz)
+ *
+ * A *dataset* is a file in a format other programs read: `.npy` (one
+ * array, the NumPy format) or `.npz` (named arrays in a ZIP archive of
+ * stored `.npy` members, what numpy.savez writes). Its arrays are written
+ * and read with the ordinary calls; the format only decides where each
+ * array's data starts and writes the headers, with the CRC-32 of every
+ * member, when the file is closed. doc/formats.md has the layout.
+ *
+ * \code
+ * darray_file_t f;
+ * darray_dataset_open(MPI_COMM_WORLD, "out.npz", DARRAY_MODE_RDWR |
+ *                     DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC,
+ *                     MPI_INFO_NULL, &f);
+ * darray_define(f, "u", a);   // a: a committed description
+ * darray_write(f, a, buf);
+ * darray_file_close(&f);      // python3: numpy.load("out.npz")["u"]
+ * \endcode
+ */
+/** @{ */
+
+/** Longest name of a dataset member, in bytes. */
+#define DARRAY_NAME_MAX 200
+
+/** What a dataset says about one of its arrays (darray_inquire()). */
+typedef struct darray_member_info {
+  /** the name (for `.npz` the archive entry without `.npy`; "" in a
+   *  `.npy` file) */
+  char name[DARRAY_NAME_MAX + 1];
+  /** element type */
+  darray_type_t type;
+  /** bytes per element (the size to give a #DARRAY_OPAQUE array) */
+  int64_t elem_size;
+  /** number of dimensions */
+  int ndims;
+  /** global size of each dimension (ndims entries), in the order darrayio
+   *  wrote them: the dimensions of a permuted storage order are reported
+   *  unpermuted */
+  int64_t gsizes[DARRAY_MAX_DIMS];
+  /** storage order: #DARRAY_ORDER_C, #DARRAY_ORDER_FORTRAN or
+   *  #DARRAY_ORDER_PERM with \p perm */
+  darray_order_t order;
+  /** the storage order as darray_set_storage_order() takes it: slowest
+   *  dimension first (ndims entries, filled in for every order) */
+  int perm[DARRAY_MAX_DIMS];
+  /** byte offset of the data in the file */
+  int64_t offset;
+  /** bytes of the data */
+  int64_t bytes;
+  /** 1 when the file records a CRC-32 of the member (`.npz`), else 0 */
+  int has_crc;
+  /** the recorded CRC-32 of the member (its `.npy` header and data), as
+   *  in the archive's central directory; 0 when \p has_crc is 0 */
+  uint32_t crc32;
+} darray_member_info_t;
+
+/**
+ * Open a dataset (collective): a `.npy` or `.npz` file, by the suffix of
+ * \p path.
+ *
+ * Writing creates the file whole: \p mode must be
+ * #DARRAY_MODE_RDWR | #DARRAY_MODE_CREATE | #DARRAY_MODE_TRUNC; define
+ * its arrays with darray_define(), write them, and close it, which writes
+ * the headers. Reading (#DARRAY_MODE_RDONLY) parses the file on rank 0 and
+ * gives every process its arrays (darray_inquire()). Hints as for
+ * darray_file_open(), plus `darray_verify_crc` = `disable` (default) or
+ * `enable`: a whole-array darray_read() of a `.npz` member compares the
+ * CRC-32 of the bytes it read with the recorded one. The data of each
+ * member starts at a multiple of `striping_unit` when set, else of 4 KiB.
+ * Needs zlib (configure finds it).
+ *
+ * \param comm the processes that will access the file
+ * \param path the file name, ending in `.npy` or `.npz`
+ * \param mode #DARRAY_MODE_RDONLY, or RDWR | CREATE | TRUNC
+ * \param info hints, or MPI_INFO_NULL
+ * \param[out] f the new handle; NULL on failure
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p path or \p f is NULL
+ * \retval DARRAY_EINVAL \p path ends neither in `.npy` nor in `.npz`
+ * \retval DARRAY_EMODE RDWR without CREATE and TRUNC (datasets are not
+ *         appended to)
+ * \retval DARRAY_EFORMAT reading: the file is not a well-formed `.npy` or
+ *         `.npz` file (the message says where it is wrong)
+ * \retval DARRAY_ENOTSUP reading: a compressed or encrypted member, a
+ *         big-endian or unknown element type, a 0-d or empty array;
+ *         or darrayio was built without zlib
+ * \retval DARRAY_EIO, DARRAY_ENOENT, DARRAY_EACCESS, DARRAY_EHINT,
+ *         DARRAY_ECOMM, DARRAY_EINCONSISTENT, DARRAY_EREMOTE,
+ *         DARRAY_ENOMEM as for darray_file_open()
+ */
+DARRAY_API int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
+                                   MPI_Info info, darray_file_t *f);
+
+/**
+ * Bind an array description to a member of a dataset (collective).
+ *
+ * In a dataset being written, adds the member \p name with the shape,
+ * element type and storage order of \p a; its data goes after the members
+ * defined before it, at an offset every process computes alike. In a
+ * dataset being read, binds \p a to the existing member \p name, whose
+ * element type, shape and storage order \p a must have (its distribution,
+ * grid and memory layout are free). Then darray_write(), darray_read() and
+ * the section calls on \p a move the member's bytes; the displacement of
+ * \p a is not used and not changed. A handle is bound to one member per
+ * file.
+ *
+ * \param f    a file opened with darray_dataset_open()
+ * \param name the member's name: 1 to #DARRAY_NAME_MAX bytes, no `/`,
+ *             `\`, control characters or "..", unique in the file (for a
+ *             `.npy` file: ignored, may be NULL; the file has one array)
+ * \param a    a committed array whose communicator is congruent with f's
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p name is NULL (`.npz`)
+ * \retval DARRAY_EINVAL a malformed name, a name already defined, \p a
+ *         already bound in this file, a second array in a `.npy` file;
+ *         reading: no member of that name, or \p a does not match it (the
+ *         message names what differs)
+ * \retval DARRAY_ETYPE the element type has no NumPy name
+ *         (#DARRAY_LONG_DOUBLE)
+ * \retval DARRAY_ESIZE the file would be larger than 2^63 bytes
+ * \retval DARRAY_ESTATE \p f is not a dataset, or \p a is not committed
+ * \retval DARRAY_ECOMM the communicators do not match
+ * \retval DARRAY_EINCONSISTENT processes passed different names or arrays
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+DARRAY_API int darray_define(darray_file_t f, const char *name, darray_t a);
+
+/**
+ * Number of arrays in a dataset (local).
+ * \param f a file opened with darray_dataset_open()
+ * \param[out] n the number of members (defined so far, when writing)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p n is NULL
+ * \retval DARRAY_ESTATE \p f is not a dataset
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_num_members(darray_file_t f, int *n);
+
+/**
+ * Describe one array of a dataset (local).
+ *
+ * \code
+ * darray_member_info_t m;
+ * darray_inquire(f, 0, &m);
+ * darray_create(comm, m.ndims, m.gsizes, m.type, &b);
+ * darray_set_storage_order(b, DARRAY_ORDER_PERM, m.perm);
+ * // any distribution, then darray_commit(b), darray_define(f, m.name, b)
+ * \endcode
+ *
+ * \param f     a file opened with darray_dataset_open()
+ * \param index 0 .. darray_num_members()-1, in file order
+ * \param[out] info the member
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p info is NULL
+ * \retval DARRAY_EINDEX \p index out of range
+ * \retval DARRAY_ESTATE \p f is not a dataset
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_inquire(darray_file_t f, int index,
+                              darray_member_info_t *info);
+
+/**
+ * Check the CRC-32 of every member of a dataset opened for reading
+ * (collective): every process reads an equal slice of each member and the
+ * pieces' CRCs are combined, so no process reads more than its share. A
+ * `.npy` file records no CRC: nothing is checked.
+ * \param f a file opened with darray_dataset_open() and #DARRAY_MODE_RDONLY
+ * \retval DARRAY_SUCCESS every recorded CRC matches
+ * \retval DARRAY_ECRC a member's data does not match its CRC (the message
+ *         names the first such member)
+ * \retval DARRAY_ESTATE \p f is not a dataset opened for reading
+ * \retval DARRAY_EIO, DARRAY_EEOF reading failed
+ * \retval DARRAY_EREMOTE the call failed on another process
+ * \retval DARRAY_ENOMEM out of memory
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_verify(darray_file_t f);
 
 /** @} */
 

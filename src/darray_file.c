@@ -6,6 +6,7 @@
 #include "file.h"
 #include "hints.h"
 #include "agree.h"
+#include "format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,11 +233,14 @@ int darray_file_close(darray_file_t *pf) {
     return rc;
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
+  int frc = darray__format_close(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   rc = f->io.ops->close(&f->io);
   if (rc != DARRAY_SUCCESS)
     io_failed(f, msg, rc, "darray_file_close");
   rc = darray__agree(f->comm, rc, msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = frc;
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);

@@ -9,6 +9,7 @@
  */
 #include "strategy.h"
 #include "agree.h"
+#include "format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,9 +301,11 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  *   end:   the strategy's state is freed, statistics are counted and the
  *          result is agreed on, so every process returns the same code.
  */
-static int xfer_begin(xfer_t *x, const region_t *g) {
+static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   const strategy_t *s = &darray__strategy_direct;
   int rc = common_args(x);
+  if (rc == DARRAY_SUCCESS)
+    rc = rc0; /* the dataset's lookup */
   bool agreed = false;
   rc = access_of(x, g, rc, &agreed);
   if (agreed) { /* a section call's first agreement failed: a process
@@ -385,11 +388,19 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle or no MPI: cannot agree (documented) */
   xfer_t x = {.f = f, .a = a, .buf = buf, .write = write};
+  /* in a dataset the call moves a's member: a copy of a at the member's
+   * data offset (src/format) */
+  darray_s_t view;
+  int member = -1;
+  int rc0 = darray__format_place(f, a, &view, &member, x.msg);
+  if (f->fmt != NULL)
+    x.a = &view;
   darray__io_call_init(&x.io, &f->io, &x.stats);
-  rc = xfer_begin(&x, g);
+  rc = xfer_begin(&x, g, rc0);
   if (rc == DARRAY_SUCCESS)
     rc = xfer_run(&x);
-  return xfer_end(&x, g, rc);
+  rc = xfer_end(&x, g, rc);
+  return darray__format_after(f, member, &view, buf, write, g == NULL, rc);
 }
 
 int darray_write(darray_file_t f, darray_t a, const void *buf) {

@@ -25,6 +25,7 @@ typedef struct darray_file_s {
   } plan_memo[2][4];
   int memo_next[2];
   io_file_t io;
+  struct fmt_file *fmt; /* a dataset's format (src/format), NULL: raw */
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;

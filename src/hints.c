@@ -21,6 +21,7 @@ static const char *const strategy_names[] = {"auto", "direct", "twophase",
                                              "sieve", NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
+static const char *const verify_names[] = {"disable", "enable", NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
                                                 NULL};
 
@@ -59,6 +60,7 @@ static const hint_def_t hint_table[] = {
     SZ("darray_cb_exchange_mbs", cb_exchange_mbs, 1, INT64_C(1000000000)),
     SZ("darray_cb_cycle_ns", cb_cycle_ns, 0, INT64_C(1000000000)),
     EN("darray_concurrent_writers", concurrency, concurrency_names),
+    EN("darray_verify_crc", verify_crc, verify_names),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 

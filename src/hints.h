@@ -52,6 +52,9 @@ typedef struct darray_hints {
   int64_t cb_cycle_ns;
   /* darray_concurrent_writers: DARRAY_CONC_* */
   int concurrency;
+  /* darray_verify_crc: whole-array reads of .npz members check their
+   * CRC-32 (src/format) */
+  int verify_crc;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);

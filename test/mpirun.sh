@@ -49,6 +49,7 @@ case $name in
   test_templimit) nps="1 2 3" ;;
   test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
   test_noinit) nps="1" ;; # MPI's lifetime, not a parallel pattern
+  test_format) nps="1 2 3 4" ;; # P = 3: uneven pieces of every member
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then

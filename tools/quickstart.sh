@@ -30,7 +30,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 jobs=${JOBS:-2}
 packages=(mpich libmpich-dev zlib1g-dev autoconf automake libtool doxygen
-          pkg-config make gcc)
+          pkg-config make gcc python3-numpy unzip)
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }

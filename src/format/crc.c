@@ -1,0 +1,114 @@
+/*
+ * crc.c - CRC-32 (zlib's, the one ZIP records) of pieces placed in a
+ * message, so that processes that each hold some pieces of a member
+ * compute its CRC with one XOR-reduction and no data moved.
+ *
+ * The CRC register after a message is linear in (initial register,
+ * bytes) over GF(2); zlib inverts the register before and after, so with
+ * F = 0xffffffff and X of n bytes
+ *
+ *   crc(X) = T_n(F) ^ F ^ R(X) = crc(0^n) ^ R(X),
+ *
+ * R linear, T_n the multiplication by x^(8n) modulo the polynomial
+ * (crc32_combine64(c, 0, n) computes T_n(c) in O(log n)). A message is
+ * the XOR of its pieces each in place in zeros, so its R is the XOR of
+ * theirs; a piece's R is the register it leaves when the bytes are fed
+ * from register 0 (leading zeros leave it 0; trailing ones shift it).
+ */
+#include "format/format.h"
+
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define F32 UINT32_C(0xffffffff)
+
+/* Gaps up to this long are fed as zeros rather than shifted: feeding
+ * costs about a byte per cycle, a shift about as much as 1-2 KiB. */
+#define CRC_FEED_MAX 1024
+static const unsigned char zeros[CRC_FEED_MAX];
+
+#ifdef HAVE_ZLIB
+
+/* The longest shift one crc32_combine() call takes (z_off_t may be 32
+ * bits; T_(a+b) = T_a T_b). */
+#define SHIFT_MAX                                                              \
+  (sizeof(z_off_t) >= 8 ? INT64_MAX : (int64_t)INT32_MAX)
+
+uint32_t darray__crc_shift(uint32_t c, int64_t n) {
+  uLong r = c;
+  for (; n > 0; n -= n < SHIFT_MAX ? n : SHIFT_MAX)
+    r = crc32_combine(r, 0, (z_off_t)(n < SHIFT_MAX ? n : SHIFT_MAX));
+  return (uint32_t)r;
+}
+
+/* The register after feeding p[0..n) from register r (no inversion). */
+static uint32_t feed(uint32_t r, const void *p, int64_t n) {
+  uLong c = r ^ F32;
+  const unsigned char *b = p;
+  while (n > 0) { /* crc32_z's length is size_t; keep pieces modest */
+    int64_t k = n < (INT64_C(1) << 30) ? n : (INT64_C(1) << 30);
+    c = crc32_z(c, b, (z_size_t)k);
+    b += k;
+    n -= k;
+  }
+  return (uint32_t)c ^ F32;
+}
+
+uint32_t darray__crc_bytes(const void *p, int64_t n) {
+  return feed(0, p, n) ^ darray__crc_zeros(n);
+}
+
+#else /* without zlib the formats are refused at open (format.c) */
+
+uint32_t darray__crc_shift(uint32_t c, int64_t n) {
+  (void)n;
+  return c;
+}
+static uint32_t feed(uint32_t r, const void *p, int64_t n) {
+  (void)p;
+  (void)n;
+  return r;
+}
+uint32_t darray__crc_bytes(const void *p, int64_t n) {
+  (void)p;
+  (void)n;
+  return 0;
+}
+
+#endif
+
+uint32_t darray__crc_zeros(int64_t n) {
+  return darray__crc_shift(F32, n) ^ F32;
+}
+
+/* Move the register across a gap of zeros. */
+static uint32_t skip(uint32_t r, int64_t gap) {
+  if (gap <= CRC_FEED_MAX)
+    return feed(r, zeros, gap);
+  return darray__crc_shift(r, gap);
+}
+
+void darray__crc_acc_add(crc_acc_t *acc, int64_t off, const void *p,
+                         int64_t n) {
+  if (n <= 0)
+    return;
+  if (acc->r == 0) /* zeros before the first piece leave R at 0 */
+    acc->pos = off;
+  acc->r = feed(skip(acc->r, off - acc->pos), p, n);
+  acc->pos = off + n;
+}
+
+uint32_t darray__crc_acc_end(const crc_acc_t *acc, int64_t len) {
+  return darray__crc_shift(acc->r, len - acc->pos);
+}
+
+uint32_t darray__crc_member(uint32_t hdr_crc, uint32_t r, int64_t len) {
+  uint32_t data = r ^ darray__crc_zeros(len);
+#ifdef HAVE_ZLIB
+  return darray__crc_shift(hdr_crc, len) ^ data;
+#else
+  (void)hdr_crc;
+  return data;
+#endif
+}

@@ -1,0 +1,163 @@
+/*
+ * format.h - self-describing files (doc/formats.md): the .npy header
+ * (npy.c), the ZIP structures of .npz archives (zip.c), CRC-32 of pieces
+ * placed in a message (crc.c), each process's share of a member's CRC
+ * (format_crc.c) and the glue to files and calls (format.c).
+ *
+ * A format maps names to (description, data offset) and writes its
+ * headers at close; the bytes of an array still flow dist -> layout ->
+ * strategy -> io unchanged, at the member's offset.
+ */
+#ifndef DARRAYIO_FORMAT_H
+#define DARRAYIO_FORMAT_H
+
+#include "array.h"
+#include "file.h"
+
+enum { DARRAY_FMT_NPY = 1, DARRAY_FMT_NPZ = 2 };
+
+/* How a member's CRC is found at close: from the contributions of the
+ * last whole-array write (RUNS), or by reading the member back. */
+enum { DARRAY_FMT_CRC_READBACK = 0, DARRAY_FMT_CRC_RUNS = 1 };
+
+/* The longest .npy header darrayio reads (NumPy itself refuses more than
+ * 10000 bytes). */
+#define DARRAY_NPY_HEADER_MAX 65536
+
+typedef struct fmt_member {
+  darray_member_info_t info; /* info.offset: the data */
+  int64_t lh_off;            /* .npz: the local header; .npy: 0 */
+  int64_t lh_len;            /* .npz: local header, name and extras */
+  int64_t npy_len;           /* the .npy header */
+  bool zip64;                /* .npz: the local header has a ZIP64 field */
+  uint64_t array;            /* the bound array handle's id; 0: none */
+  int crc_state;             /* DARRAY_FMT_CRC_* (writing) */
+  uint32_t part;             /* this process's share of R(data) */
+  uint32_t hdr_crc;          /* CRC-32 of the .npy header */
+} fmt_member_t;
+
+typedef struct fmt_file {
+  int kind;     /* DARRAY_FMT_* */
+  bool writing; /* created by this handle, else read */
+  int64_t align;
+  int n, cap;
+  fmt_member_t *m;
+  int64_t end; /* writing: end of the last member's data */
+} fmt_file_t;
+
+/* Random access to the bytes of a file being parsed: the file through
+ * its back end, or memory (unit tests, fuzzing). read returns
+ * DARRAY_SUCCESS after exactly len bytes. */
+typedef struct fmt_reader {
+  void *ctx;
+  int64_t size;
+  int (*read)(void *ctx, void *buf, int64_t len, int64_t off);
+} fmt_reader_t;
+
+/* ---- npy.c */
+
+/* NumPy's name of an element type ("<f8") into out (n >= 16 bytes);
+ * DARRAY_ETYPE for long double. */
+DARRAY_HIDDEN int darray__npy_descr(darray_type_t t, int64_t esize,
+                                    char *out, size_t n, char *msg);
+/* The .npy header of member m for data that starts at a multiple of align
+ * when the header starts at pos (at most 8 KiB of padding; else 64).
+ * out has room for DARRAY_NPY_HEADER_MAX bytes; *len gets the length. */
+DARRAY_HIDDEN int darray__npy_header(const darray_member_info_t *m,
+                                     int64_t pos, int64_t align, char *out,
+                                     int64_t *len, char *msg);
+/* Parse the .npy header at offset off of r (at most avail bytes of it
+ * belong to the member): fills m's type, shape, order and offset/bytes
+ * (the data: the rest of the member, or of the file when avail < 0), and
+ * the header's CRC. DARRAY_EFORMAT / DARRAY_ENOTSUP with a message. */
+DARRAY_HIDDEN int darray__npy_read(fmt_reader_t *r, int64_t off,
+                                   int64_t avail, fmt_member_t *m,
+                                   char *msg);
+
+/* ---- zip.c */
+
+/* Place member m (info and npy_len set) after the members before it:
+ * lh_off, lh_len, zip64, info.offset; advances z->end. DARRAY_ESIZE when
+ * the file would pass 2^63 bytes. */
+DARRAY_HIDDEN int darray__zip_place(fmt_file_t *z, fmt_member_t *m,
+                                    char *msg);
+/* The local header of m (m->lh_len bytes) with crc into buf. */
+DARRAY_HIDDEN void darray__zip_local(const fmt_member_t *m, uint32_t crc,
+                                     unsigned char *buf);
+/* The central directory and end records of z (members' info.crc32 set),
+ * allocated into *buf (*len bytes), to be written at z->end. */
+DARRAY_HIDDEN int darray__zip_central(const fmt_file_t *z,
+                                      unsigned char **buf, int64_t *len,
+                                      char *msg);
+/* Parse an archive into z (members allocated). */
+DARRAY_HIDDEN int darray__zip_parse(fmt_reader_t *r, fmt_file_t *z,
+                                    char *msg);
+/* Whether a member name is acceptable (no '/', '\\', "..", control
+ * characters; 1 .. DARRAY_NAME_MAX bytes). */
+DARRAY_HIDDEN bool darray__zip_name_ok(const char *name, size_t len);
+
+/* ---- crc.c: CRC-32 (zlib's) of pieces placed in a message. With
+ * F = 0xffffffff, crc(X) = R(X) ^ crc(0^n) for X of n bytes, R linear:
+ * the R of a message is the XOR of the R of its pieces, each in place in
+ * zeros (doc/formats.md). */
+
+/* T_n(c): c times x^(8n) modulo the CRC polynomial. */
+DARRAY_HIDDEN uint32_t darray__crc_shift(uint32_t c, int64_t n);
+/* crc(0^n). */
+DARRAY_HIDDEN uint32_t darray__crc_zeros(int64_t n);
+/* CRC-32 of n bytes. */
+DARRAY_HIDDEN uint32_t darray__crc_bytes(const void *p, int64_t n);
+/* R of a message whose pieces are added in increasing offset order. */
+typedef struct crc_acc {
+  uint32_t r;  /* R of bytes [0, pos) with what was added in place */
+  int64_t pos;
+} crc_acc_t;
+/* Add n bytes at message offset off >= acc->pos. */
+DARRAY_HIDDEN void darray__crc_acc_add(crc_acc_t *acc, int64_t off,
+                                       const void *p, int64_t n);
+/* R of the whole message of length len >= acc->pos. */
+DARRAY_HIDDEN uint32_t darray__crc_acc_end(const crc_acc_t *acc,
+                                           int64_t len);
+/* CRC-32 of a member: its header's CRC, the XOR of its data's R and the
+ * data's length. */
+DARRAY_HIDDEN uint32_t darray__crc_member(uint32_t hdr_crc, uint32_t r,
+                                          int64_t len);
+
+/* ---- format_crc.c */
+
+/* This process's share of R(data) of the member at whose offset view (an
+ * array description at the member's place) lies: its cells' runs, read
+ * from buf (strided runs through a bounded copy). */
+DARRAY_HIDDEN int darray__format_runs_crc(const struct darray_s *view,
+                                          const char *buf, int64_t data_off,
+                                          int64_t data_len, uint32_t *r);
+/* This process's share of R(data) of member m, read from the file: an
+ * equal slice per process, through a buffer of bufsize bytes. */
+DARRAY_HIDDEN int darray__format_readback_crc(struct darray_file_s *f,
+                                              const fmt_member_t *m,
+                                              int64_t bufsize, uint32_t *r);
+
+/* ---- format.c: the hooks of darray_file.c and darray_xfer.c */
+
+/* A read or write call's description: a copy of a with its member's data
+ * offset for a displacement (a itself when f is a raw file). *member gets
+ * the member's index (-1: none). A message into msg on failure (the array
+ * is not bound to a member); view is a copy of a then too. */
+DARRAY_HIDDEN int darray__format_place(struct darray_file_s *f,
+                                       const struct darray_s *a,
+                                       struct darray_s *view, int *member,
+                                       char *msg);
+/* After a call on member m (its result rc, agreed): a whole-array write
+ * keeps this process's share of the CRC, a section write or a failure
+ * marks the member for reading back; a whole-array read with
+ * darray_verify_crc checks the CRC (collective). Returns rc, or
+ * DARRAY_ECRC with a message in f->errmsg. */
+DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
+                                       const struct darray_s *view,
+                                       const char *buf, bool write,
+                                       bool whole, int rc);
+/* At close (collective): the CRCs and headers of a dataset being written;
+ * the format state is freed. Message into msg. */
+DARRAY_HIDDEN int darray__format_close(struct darray_file_s *f, char *msg);
+
+#endif /* DARRAYIO_FORMAT_H */

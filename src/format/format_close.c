@@ -1,0 +1,222 @@
+/*
+ * format_close.c - CRC-32 of datasets: keeping each process's share after
+ * a write, checking a read or a whole file (darray_verify), and at close
+ * combining the shares and writing the headers (rank 0).
+ */
+#include "format/format.h"
+#include "agree.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* XOR the shares of every process (collective; after an agreement). */
+static int combine(MPI_Comm comm, uint32_t *parts, int n, char *msg) {
+  MPI_Request req;
+  if (n == 0)
+    return DARRAY_SUCCESS;
+  if (MPI_Iallreduce(MPI_IN_PLACE, parts, n, MPI_UINT32_T, MPI_BXOR, comm,
+                     &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce (CRC-32) failed");
+  return DARRAY_SUCCESS;
+}
+
+static int mismatch(const fmt_member_t *m, uint32_t got, const char *what,
+                    char *msg) {
+  return darray__err(msg, DARRAY_ECRC, "%s: member '%s': CRC-32 of the "
+                     "data is 0x%08x, the archive records 0x%08x", what,
+                     m->info.name, (unsigned)got, (unsigned)m->info.crc32);
+}
+
+int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
+                         const char *buf, bool write, bool whole, int rc) {
+  if (i < 0)
+    return rc;
+  fmt_member_t *m = &f->fmt->m[i];
+  if (write) { /* a failure here costs a read back at close, no more */
+    bool ok = rc == DARRAY_SUCCESS && whole &&
+              darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
+                                      &m->part) == DARRAY_SUCCESS;
+    m->crc_state = ok ? DARRAY_FMT_CRC_RUNS : DARRAY_FMT_CRC_READBACK;
+    return rc;
+  }
+  if (rc != DARRAY_SUCCESS || !whole || !f->hints.verify_crc ||
+      !m->info.has_crc)
+    return rc;
+  uint32_t part = 0;
+  rc = darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes, &part);
+  if (rc != DARRAY_SUCCESS)
+    darray__err(f->errmsg, rc, "darray_read: checking the CRC-32 of '%s': "
+                "out of memory", m->info.name);
+  rc = darray__agree(f->comm, rc, f->errmsg);
+  if (rc == DARRAY_SUCCESS)
+    rc = combine(f->comm, &part, 1, f->errmsg);
+  uint32_t crc = darray__crc_member(m->hdr_crc, part, m->info.bytes);
+  if (rc == DARRAY_SUCCESS && crc != m->info.crc32)
+    rc = mismatch(m, crc, "darray_read", f->errmsg);
+  return rc;
+}
+
+/* Every member's R(data) from the file: each process reads a slice of
+ * every member with want[i] set. Collective. */
+static int read_back(darray_file_t f, const bool *want, uint32_t *parts,
+                     char *msg) {
+  fmt_file_t *z = f->fmt;
+  int rc = DARRAY_SUCCESS;
+  for (int i = 0; i < z->n && rc == DARRAY_SUCCESS; i++)
+    if (want[i]) {
+      rc = darray__format_readback_crc(f, &z->m[i],
+                                       f->hints.ind_rd_buffer_size,
+                                       &parts[i]);
+      if (rc != DARRAY_SUCCESS)
+        darray__err(msg, rc, "reading member '%s' back for its CRC-32: %s",
+                    z->m[i].info.name, darray_strerror(rc));
+    }
+  rc = darray__agree(f->comm, rc, msg);
+  return rc == DARRAY_SUCCESS ? combine(f->comm, parts, z->n, msg) : rc;
+}
+
+int darray_verify(darray_file_t f) {
+  int rc = darray__file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  fmt_file_t *z = f->fmt;
+  char *msg = f->errmsg;
+  if (z == NULL || z->writing) /* the same on every process */
+    return darray__err(msg, DARRAY_ESTATE, "f is not a dataset opened for "
+                       "reading");
+  uint32_t *parts = calloc((size_t)z->n + 1, sizeof *parts);
+  bool *want = calloc((size_t)z->n + 1, sizeof *want);
+  rc = parts == NULL || want == NULL
+           ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
+           : DARRAY_SUCCESS;
+  rc = darray__agree(f->comm, rc, msg);
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)
+    want[i] = z->m[i].info.has_crc;
+  if (rc == DARRAY_SUCCESS)
+    rc = read_back(f, want, parts, msg);
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++) {
+    const fmt_member_t *m = &z->m[i];
+    uint32_t crc = darray__crc_member(m->hdr_crc, parts[i], m->info.bytes);
+    if (want[i] && crc != m->info.crc32)
+      rc = mismatch(m, crc, "darray_verify", msg);
+  }
+  free(parts);
+  free(want);
+  return rc;
+}
+
+/* Rank 0, before members are read back: a member whose last byte was
+ * never written would make the file end early; that byte is zero. */
+static int fill_ends(darray_file_t f, io_call_t *c, const bool *want) {
+  fmt_file_t *z = f->fmt;
+  int rc = DARRAY_SUCCESS;
+  for (int i = 0; i < z->n && rc == DARRAY_SUCCESS; i++) {
+    const fmt_member_t *m = &z->m[i];
+    char b = 0;
+    if (!want[i] || m->info.bytes == 0)
+      continue;
+    rc = darray__io_pread(c, &b, 1, m->info.offset + m->info.bytes - 1);
+    if (rc == DARRAY_EEOF)
+      rc = darray__io_pwrite(c, &b, 1, m->info.offset + m->info.bytes - 1);
+  }
+  return rc;
+}
+
+/* Rank 0: the headers of every member, then the central directory. */
+static int write_headers(darray_file_t f, io_call_t *c, char *msg) {
+  fmt_file_t *z = f->fmt;
+  unsigned char *b = malloc(DARRAY_NPY_HEADER_MAX + 65536 + 256);
+  int rc = b == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
+                     : DARRAY_SUCCESS;
+  bool npz = z->kind == DARRAY_FMT_NPZ;
+  for (int i = 0; i < z->n && rc == DARRAY_SUCCESS; i++) {
+    fmt_member_t *m = &z->m[i];
+    int64_t lh = npz ? m->lh_len : 0, len = 0;
+    if (npz)
+      darray__zip_local(m, m->info.crc32, b);
+    rc = darray__npy_header(&m->info, 0, npz ? 64 : z->align,
+                            (char *)b + lh, &len, msg);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__io_pwrite(c, b, lh + len, m->lh_off);
+  }
+  free(b);
+  unsigned char *cd = NULL;
+  int64_t n = 0;
+  if (rc == DARRAY_SUCCESS && npz)
+    rc = darray__zip_central(z, &cd, &n, msg);
+  if (rc == DARRAY_SUCCESS && npz)
+    rc = darray__io_pwrite(c, cd, n, z->end);
+  free(cd);
+  return rc;
+}
+
+/* Rank 0's part of the close: fill ends (already done) and headers. */
+static int rank0_write(darray_file_t f, const uint32_t *parts, char *msg) {
+  fmt_file_t *z = f->fmt;
+  for (int i = 0; i < z->n; i++) {
+    fmt_member_t *m = &z->m[i];
+    m->info.crc32 = darray__crc_member(m->hdr_crc, parts[i], m->info.bytes);
+  }
+  if (f->rank != 0)
+    return DARRAY_SUCCESS;
+  darray_stats_t st = {0};
+  io_call_t c;
+  darray__io_call_init(&c, &f->io, &st);
+  int rc = write_headers(f, &c, msg);
+  if (rc != DARRAY_SUCCESS && msg[0] == '\0')
+    darray__err(msg, rc, "writing the headers of the dataset: %s%s%s",
+                darray_strerror(rc), darray__io_call_cause(&c)[0] ? ": " : "",
+                darray__io_call_cause(&c));
+  f->stats.bytes_written += st.bytes_written;
+  f->stats.write_calls += st.write_calls;
+  return rc;
+}
+
+static int close_writing(darray_file_t f, char *msg) {
+  fmt_file_t *z = f->fmt;
+  if (z->kind == DARRAY_FMT_NPY && z->n == 0)
+    return darray__err(msg, DARRAY_ESTATE, "darray_file_close: no array "
+                       "was defined in the .npy file; it has no header");
+  uint32_t *parts = calloc((size_t)z->n + 1, sizeof *parts);
+  bool *want = calloc((size_t)z->n + 1, sizeof *want), any = false;
+  int rc = parts == NULL || want == NULL
+               ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
+               : DARRAY_SUCCESS;
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++) {
+    want[i] = z->m[i].crc_state == DARRAY_FMT_CRC_READBACK;
+    any = any || want[i];
+  }
+  if (rc == DARRAY_SUCCESS && any && f->rank == 0) {
+    darray_stats_t st = {0};
+    io_call_t c;
+    darray__io_call_init(&c, &f->io, &st);
+    if ((rc = fill_ends(f, &c, want)) != DARRAY_SUCCESS)
+      darray__err(msg, rc, "extending the file to its last member: %s",
+                  darray_strerror(rc));
+  }
+  rc = darray__agree(f->comm, rc, msg);
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)
+    parts[i] = want[i] ? 0 : z->m[i].part;
+  if (rc == DARRAY_SUCCESS && any)
+    rc = read_back(f, want, parts, msg);
+  else if (rc == DARRAY_SUCCESS)
+    rc = combine(f->comm, parts, z->n, msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = rank0_write(f, parts, msg);
+  free(parts);
+  free(want);
+  return darray__agree(f->comm, rc, msg);
+}
+
+int darray__format_close(darray_file_t f, char *msg) {
+  fmt_file_t *z = f->fmt;
+  if (z == NULL)
+    return DARRAY_SUCCESS;
+  int rc = z->writing ? close_writing(f, msg) : DARRAY_SUCCESS;
+  free(z->m);
+  free(z);
+  f->fmt = NULL;
+  return rc;
+}

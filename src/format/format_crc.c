@@ -1,0 +1,89 @@
+/*
+ * format_crc.c - each process's share of a member's CRC-32 (crc.c): from
+ * the runs a whole-array call moved between its buffer and the file, or
+ * from an equal slice of the member read back. The shares are combined by
+ * one MPI_Allreduce(MPI_BXOR) (format.c).
+ */
+#include "format/format.h"
+#include "layout/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs strided in memory are packed through this many bytes at most (at
+ * least one element). */
+#define CRC_COPY_BYTES (INT64_C(64) << 10)
+
+/* Feed one strided run through tmp, cap bytes (whole elements). */
+static void strided_run(const struct darray_s *v, const layout_run_t *run,
+                        const char *buf, char *tmp, int64_t cap,
+                        int64_t off, crc_acc_t *acc) {
+  for (int64_t b0 = 0; b0 < run->len; b0 += cap) {
+    int64_t b1 = run->len - b0 < cap ? run->len : b0 + cap;
+    darray__layout_copy(&v->d, &v->sec[run->sec], run, b0, b1, (char *)buf,
+                        tmp, true);
+    darray__crc_acc_add(acc, off + b0, tmp, b1 - b0);
+  }
+}
+
+int darray__format_runs_crc(const struct darray_s *v, const char *buf,
+                            int64_t data_off, int64_t data_len,
+                            uint32_t *r) {
+  crc_acc_t acc = {0, 0};
+  *r = 0;
+  if (v->nsec == 0 || v->local_count == 0)
+    return DARRAY_SUCCESS;
+  layout_iter_t it;
+  int rc = darray__layout_iter_init(&it, &v->d, v->sec, v->nsec);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  int64_t es = v->d.esize;
+  int64_t cap = es < CRC_COPY_BYTES ? CRC_COPY_BYTES / es * es : es;
+  char *tmp = NULL;
+  layout_run_t run;
+  while (rc == DARRAY_SUCCESS && darray__layout_next(&it, &run)) {
+    int64_t off = run.foff - data_off;
+    if (run.mem_contig) {
+      darray__crc_acc_add(&acc, off, buf + run.moff, run.len);
+      continue;
+    }
+    if (tmp == NULL && (tmp = malloc((size_t)cap)) == NULL)
+      rc = DARRAY_ENOMEM;
+    else
+      strided_run(v, &run, buf, tmp, cap, off, &acc);
+  }
+  free(tmp);
+  darray__layout_iter_free(&it);
+  *r = darray__crc_acc_end(&acc, data_len);
+  return rc;
+}
+
+int darray__format_readback_crc(struct darray_file_s *f,
+                                const fmt_member_t *m, int64_t bufsize,
+                                uint32_t *r) {
+  int64_t n = m->info.bytes, P = f->nprocs, q = n / P, rem = n % P;
+  int64_t lo = q * f->rank + (f->rank < rem ? f->rank : rem);
+  int64_t len = q + (f->rank < rem ? 1 : 0);
+  int64_t cap = len < bufsize ? len : bufsize;
+  crc_acc_t acc = {0, 0};
+  *r = 0;
+  char *b = cap > 0 ? malloc((size_t)cap) : NULL;
+  if (cap > 0 && b == NULL)
+    return DARRAY_ENOMEM;
+  darray_stats_t st;
+  memset(&st, 0, sizeof st);
+  io_call_t c;
+  darray__io_call_init(&c, &f->io, &st);
+  int rc = DARRAY_SUCCESS;
+  for (int64_t k = 0; rc == DARRAY_SUCCESS && k < len; k += cap) {
+    int64_t piece = len - k < cap ? len - k : cap;
+    rc = darray__io_pread(&c, b, piece, m->info.offset + lo + k);
+    if (rc == DARRAY_SUCCESS)
+      darray__crc_acc_add(&acc, lo + k, b, piece);
+  }
+  free(b);
+  f->stats.bytes_read += st.bytes_read;
+  f->stats.read_calls += st.read_calls;
+  *r = darray__crc_acc_end(&acc, n);
+  return rc;
+}

@@ -1,0 +1,361 @@
+/*
+ * test_format_unit.c - the format room's pure parts, one process
+ * (src/format): CRC-32 of pieces in place, the .npy header and the .npz
+ * archive parser, including hostile archives.
+ *
+ * Oracles: zlib's crc32 of whole buffers (the pieces' combination must
+ * equal it, whatever the pieces, gaps and owners); hand-written .npy
+ * headers; archives built in memory and then damaged byte by byte at
+ * known fields (each damage has its expected code).
+ */
+#include "format/format.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+/* ---- CRC */
+
+static void crc_pieces(uint64_t seed, int64_t n) {
+  unsigned char *ref = calloc((size_t)n + 1, 1);
+  crc_acc_t acc[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+  for (int64_t pos = 0, k = 0; pos < n; k++) {
+    int64_t len = 1 + (int64_t)(tu_value(seed, 2 * k) % 3000);
+    int owner = (int)(tu_value(seed, 2 * k + 1) % 5); /* 4: a hole */
+    if (len > n - pos)
+      len = n - pos;
+    if (owner < 4) {
+      tu_fill_bytes(ref + pos, len, seed + 1, pos);
+      darray__crc_acc_add(&acc[owner], pos, ref + pos, len);
+    }
+    pos += len;
+  }
+  uint32_t r = 0;
+  for (int p = 0; p < 4; p++)
+    r ^= darray__crc_acc_end(&acc[p], n);
+  uLong want = crc32(0, ref, (uInt)n);
+  TU_EQ_U64(r ^ darray__crc_zeros(n), want);
+  TU_EQ_U64(darray__crc_bytes(ref, n), want);
+  const char hdr[] = "\x93NUMPY header bytes";
+  unsigned char *all = malloc((size_t)n + sizeof hdr);
+  memcpy(all, hdr, sizeof hdr);
+  memcpy(all + sizeof hdr, ref, (size_t)n);
+  TU_EQ_U64(darray__crc_member(darray__crc_bytes(hdr, sizeof hdr), r, n),
+            crc32(0, all, (uInt)(n + (int64_t)sizeof hdr)));
+  free(all);
+  free(ref);
+}
+
+static void crc_tests(void) {
+  int64_t sizes[] = {0, 1, 7, 1024, 1025, 20000, 100003};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (uint64_t s = 1; s <= 3; s++)
+      crc_pieces(s * 77 + i, sizes[i]);
+  unsigned char *z = calloc(100000, 1);
+  TU_EQ_U64(darray__crc_zeros(100000), crc32(0, z, 100000));
+  free(z);
+  uint32_t c = 0x12345678;
+  int64_t a = INT64_C(5) << 30, b = INT64_C(3) << 31;
+  TU_EQ_U64(darray__crc_shift(c, a + b),
+            darray__crc_shift(darray__crc_shift(c, a), b));
+}
+
+/* ---- memory "files": a head and a tail, zeros between */
+
+typedef struct mem {
+  const unsigned char *head, *tail;
+  int64_t nhead, ntail, size;
+} mem_t;
+
+static int mem_read(void *ctx, void *buf, int64_t len, int64_t off) {
+  mem_t *m = ctx;
+  if (off < 0 || len < 0 || off > m->size - len)
+    return DARRAY_EEOF;
+  unsigned char *b = buf;
+  for (int64_t i = 0; i < len; i++) {
+    int64_t o = off + i, t = o - (m->size - m->ntail);
+    b[i] = o < m->nhead ? m->head[o] : t >= 0 ? m->tail[t] : 0;
+  }
+  return DARRAY_SUCCESS;
+}
+
+static int parse_mem(const unsigned char *b, int64_t n, fmt_file_t *z,
+                     char *msg) {
+  mem_t m = {b, NULL, n, 0, n};
+  fmt_reader_t r = {&m, n, mem_read};
+  memset(z, 0, sizeof *z);
+  return darray__zip_parse(&r, z, msg);
+}
+
+static int npy_mem(const char *text, fmt_member_t *m, char *msg) {
+  unsigned char b[512];
+  size_t n = strlen(text);
+  memcpy(b, "\x93NUMPY\x01\x00", 8);
+  b[8] = (unsigned char)n;
+  b[9] = 0;
+  memcpy(b + 10, text, n);
+  memset(b + 10 + n, 0, 64);
+  mem_t mm = {b, NULL, (int64_t)n + 10 + 64, 0, (int64_t)n + 10 + 64};
+  fmt_reader_t r = {&mm, mm.size, mem_read};
+  memset(m, 0, sizeof *m);
+  return darray__npy_read(&r, 0, -1, m, msg);
+}
+
+/* ---- .npy headers */
+
+static void npy_tests(void) {
+  fmt_member_t m;
+  char msg[DARRAY_ERRMSG_LEN];
+  TU_OK(npy_mem("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)"
+                ", }\n", &m, msg));
+  TU_EQ_INT(m.info.type, DARRAY_DOUBLE);
+  TU_EQ_INT(m.info.ndims, 2);
+  TU_EQ_I64(m.info.gsizes[1], 3);
+  TU_EQ_INT(m.info.order, DARRAY_ORDER_C);
+  TU_EQ_I64(m.info.bytes, 48);
+  TU_OK(npy_mem("{\"shape\": (2, 3), \"fortran_order\": True, \"descr\": "
+                "'<i4'}", &m, msg));
+  TU_EQ_INT(m.info.order, DARRAY_ORDER_FORTRAN);
+  TU_EQ_INT(m.info.perm[0], 1);
+  TU_OK(npy_mem("{'descr': '|u1', 'fortran_order': False, 'shape': (5, 2, "
+                "3), } # darrayio perm 2 0 1\n", &m, msg));
+  TU_EQ_INT(m.info.order, DARRAY_ORDER_PERM);
+  TU_EQ_I64(m.info.gsizes[0], 2);
+  TU_EQ_I64(m.info.gsizes[1], 3);
+  TU_EQ_I64(m.info.gsizes[2], 5);
+  TU_EQ_INT(m.info.perm[0], 2);
+  TU_OK(npy_mem("{'descr': '|V3', 'fortran_order': False, 'shape': (4,), }",
+                &m, msg));
+  TU_EQ_INT(m.info.type, DARRAY_OPAQUE);
+  TU_EQ_I64(m.info.elem_size, 3);
+  static const struct {
+    const char *text;
+    int code;
+  } bad[] = {
+      {"{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", DARRAY_ENOTSUP},
+      {"{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", DARRAY_ENOTSUP},
+      {"{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }", DARRAY_ENOTSUP},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (), }", DARRAY_ENOTSUP},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3), }", DARRAY_ENOTSUP},
+      {"{'descr': '|u1', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }", DARRAY_ENOTSUP},
+      {"{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", DARRAY_ENOTSUP},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'shape': (2,), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'descr': '<f8', 'shape': (2,), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (100,), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': Maybe, 'shape': (2,), }", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), } x", DARRAY_EFORMAT},
+      {"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), } # darrayio perm 0 0", DARRAY_EFORMAT},
+      {"{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3), } # darrayio perm 1 0", DARRAY_EFORMAT},
+      {"hello", DARRAY_EFORMAT},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (2,", DARRAY_EFORMAT},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    if (!TU_EQ_CODE(npy_mem(bad[i].text, &m, msg), bad[i].code))
+      fprintf(stderr, "  header: %s\n  message: %s\n", bad[i].text, msg);
+  /* a header length past what the file holds, and a bad magic */
+  unsigned char b[40] = "\x93NUMPY\x01\x00\xff\xff{}";
+  mem_t mm = {b, NULL, 40, 0, 40};
+  fmt_reader_t r = {&mm, 40, mem_read};
+  TU_EQ_CODE(darray__npy_read(&r, 0, -1, &m, msg), DARRAY_EFORMAT);
+  b[1] = 'X';
+  TU_EQ_CODE(darray__npy_read(&r, 0, -1, &m, msg), DARRAY_EFORMAT);
+  /* written headers read back, aligned */
+  darray_member_info_t in = {.type = DARRAY_INT16, .elem_size = 2,
+                             .ndims = 3, .gsizes = {4, 5, 6},
+                             .perm = {1, 2, 0}};
+  char *h = malloc(DARRAY_NPY_HEADER_MAX + 64);
+  int64_t len = 0;
+  TU_OK(darray__npy_header(&in, 100, 4096, h, &len, msg));
+  TU_EQ_I64((100 + len) % 4096, 0);
+  memset(h + len, 0, 4 * 5 * 6 * 2);
+  mem_t hm = {(unsigned char *)h, NULL, len + 240, 0, len + 240};
+  fmt_reader_t hr = {&hm, hm.size, mem_read};
+  TU_OK(darray__npy_read(&hr, 0, -1, &m, msg));
+  TU_EQ_INT(m.info.order, DARRAY_ORDER_PERM);
+  for (int d = 0; d < 3; d++) {
+    TU_EQ_I64(m.info.gsizes[d], in.gsizes[d]);
+    TU_EQ_INT(m.info.perm[d], in.perm[d]);
+  }
+  TU_EQ_I64(m.info.offset, len);
+  in.type = DARRAY_LONG_DOUBLE;
+  TU_EQ_CODE(darray__npy_header(&in, 0, 64, h, &len, msg), DARRAY_ETYPE);
+  free(h);
+}
+
+/* ---- .npz archives built in memory */
+
+typedef struct arc {
+  fmt_file_t z;
+  unsigned char *b;
+  int64_t n, cd; /* bytes; where the central directory starts */
+} arc_t;
+
+static void add(fmt_file_t *z, const char *name, darray_type_t t,
+                int64_t es, int64_t count) {
+  fmt_member_t *m = &z->m[z->n++];
+  char *h = malloc(DARRAY_NPY_HEADER_MAX);
+  char msg[DARRAY_ERRMSG_LEN];
+  memset(m, 0, sizeof *m);
+  snprintf(m->info.name, sizeof m->info.name, "%s", name);
+  m->info.type = t;
+  m->info.elem_size = es;
+  m->info.ndims = 1;
+  m->info.gsizes[0] = count;
+  m->info.bytes = es * count;
+  TU_OK(darray__npy_header(&m->info, 0, 64, h, &m->npy_len, msg));
+  TU_OK(darray__zip_place(z, m, msg));
+  free(h);
+}
+
+/* Write every header and the directory of z into b (data: a pattern),
+ * CRCs from zlib over the bytes written. */
+static void build(arc_t *a, int64_t align) {
+  fmt_file_t *z = &a->z;
+  char msg[DARRAY_ERRMSG_LEN];
+  memset(a, 0, sizeof *a);
+  z->kind = DARRAY_FMT_NPZ;
+  z->align = align;
+  z->m = calloc(4, sizeof *z->m);
+  add(z, "u", DARRAY_DOUBLE, 8, 12);
+  add(z, "v", DARRAY_INT32, 4, 10);
+  unsigned char *cd = NULL;
+  int64_t ncd = 0;
+  a->b = calloc((size_t)z->end + 4096, 1);
+  for (int i = 0; i < z->n; i++) {
+    fmt_member_t *m = &z->m[i];
+    int64_t len = 0;
+    unsigned char *p = a->b + m->lh_off + m->lh_len;
+    TU_OK(darray__npy_header(&m->info, 0, 64, (char *)p, &len, msg));
+    tu_fill_bytes(a->b + m->info.offset, m->info.bytes, 9, i);
+    m->info.crc32 = (uint32_t)crc32(0, p, (uInt)(len + m->info.bytes));
+    darray__zip_local(m, m->info.crc32, a->b + m->lh_off);
+  }
+  TU_OK(darray__zip_central(z, &cd, &ncd, msg));
+  memcpy(a->b + z->end, cd, (size_t)ncd);
+  a->cd = z->end;
+  a->n = z->end + ncd;
+  free(cd);
+}
+
+static void put32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Parse a damaged copy of a's bytes (n of them); expect code. */
+static void expect(const arc_t *a, int64_t n, int64_t at, int len,
+                   const void *with, int code, const char *what) {
+  unsigned char *b = malloc((size_t)a->n);
+  char msg[DARRAY_ERRMSG_LEN] = "";
+  fmt_file_t z;
+  memcpy(b, a->b, (size_t)a->n);
+  if (len > 0)
+    memcpy(b + at, with, (size_t)len);
+  if (!TU_EQ_CODE(parse_mem(b, n, &z, msg), code))
+    fprintf(stderr, "  damage: %s: %s\n", what, msg);
+  free(z.m);
+  free(b);
+}
+
+static void zip_tests(void) {
+  int64_t aligns[] = {4096, 100, 1 << 20};
+  for (size_t k = 0; k < 3; k++) {
+    arc_t a;
+    fmt_file_t z;
+    char msg[DARRAY_ERRMSG_LEN] = "";
+    build(&a, aligns[k]);
+    if (TU_OK(parse_mem(a.b, a.n, &z, msg)) && TU_EQ_INT(z.n, 2))
+      for (int i = 0; i < 2; i++) {
+        TU_EQ_STR(z.m[i].info.name, a.z.m[i].info.name);
+        TU_EQ_I64(z.m[i].info.offset, a.z.m[i].info.offset);
+        TU_EQ_I64(z.m[i].info.offset % aligns[k], 0);
+        TU_EQ_U64(z.m[i].info.crc32, a.z.m[i].info.crc32);
+        TU_EQ_U64(darray__crc_member(z.m[i].hdr_crc,
+                                     darray__crc_bytes(a.b + z.m[i].info.offset,
+                                                       z.m[i].info.bytes) ^
+                                         darray__crc_zeros(z.m[i].info.bytes),
+                                     z.m[i].info.bytes),
+                  z.m[i].info.crc32);
+      }
+    free(z.m);
+    if (k > 0) {
+      free(a.b);
+      free(a.z.m);
+      continue;
+    }
+    int64_t e1 = a.cd + 46 + 5; /* the second directory entry */
+    unsigned char out[4], slash = '/', dots[2] = {'.', '.'}, eight = 8;
+    unsigned char ffff[2] = {0xff, 0xff};
+    put32(out, (uint32_t)a.n);
+    expect(&a, a.n - 1, 0, 0, NULL, DARRAY_EFORMAT, "truncated by a byte");
+    expect(&a, a.n / 2, 0, 0, NULL, DARRAY_EFORMAT, "truncated by half");
+    expect(&a, 10, 0, 0, NULL, DARRAY_EFORMAT, "ten bytes");
+    expect(&a, a.n, a.n - 6, 4, out, DARRAY_EFORMAT, "directory outside");
+    expect(&a, a.n, a.n - 10, 4, out, DARRAY_EFORMAT, "directory too long");
+    expect(&a, a.n, a.cd + 46, 1, &slash, DARRAY_EFORMAT, "'/' in a name");
+    expect(&a, a.n, e1 + 46 - 1, 2, dots, DARRAY_EFORMAT, "'..' in a name");
+    expect(&a, a.n, a.cd + 10, 1, &eight, DARRAY_ENOTSUP, "deflated");
+    put32(out, (uint32_t)a.z.m[0].lh_off);
+    expect(&a, a.n, e1 + 42, 4, out, DARRAY_EFORMAT, "overlapping members");
+    put32(out, (uint32_t)a.cd);
+    expect(&a, a.n, e1 + 42, 4, out, DARRAY_EFORMAT, "local header in cd");
+    put32(out, 0xfffffff0u);
+    expect(&a, a.n, e1 + 20, 4, out, DARRAY_EFORMAT, "absurd size");
+    expect(&a, a.n, a.z.m[0].lh_off + a.z.m[0].lh_len + 8, 2, ffff,
+           DARRAY_EFORMAT, "absurd .npy header length");
+    expect(&a, a.n, a.z.m[1].lh_off + 26, 1, &eight, DARRAY_EFORMAT,
+           "local name length");
+    free(a.b);
+    free(a.z.m);
+  }
+}
+
+/* A member of 5 GiB after a small one: ZIP64 fields, parsed back. */
+static void zip64_test(void) {
+  fmt_file_t z = {.kind = DARRAY_FMT_NPZ, .align = 4096};
+  char msg[DARRAY_ERRMSG_LEN] = "";
+  z.m = calloc(4, sizeof *z.m);
+  add(&z, "small", DARRAY_UINT8, 1, 10);
+  add(&z, "big", DARRAY_UINT8, 1, INT64_C(5) << 30);
+  TU_CHECK(z.m[1].zip64);
+  int64_t head = z.m[1].info.offset, ncd = 0;
+  unsigned char *h = calloc((size_t)head, 1), *cd = NULL;
+  for (int i = 0; i < 2; i++) {
+    fmt_member_t *m = &z.m[i];
+    int64_t len = 0;
+    TU_OK(darray__npy_header(&m->info, 0, 64, (char *)h + m->lh_off +
+                             m->lh_len, &len, msg));
+    m->hdr_crc = darray__crc_bytes(h + m->lh_off + m->lh_len, len);
+    m->info.crc32 = darray__crc_member(m->hdr_crc, 0, m->info.bytes);
+    darray__zip_local(m, m->info.crc32, h + m->lh_off);
+  }
+  TU_OK(darray__zip_central(&z, &cd, &ncd, msg));
+  mem_t mm = {h, cd, head, ncd, z.end + ncd};
+  fmt_reader_t r = {&mm, mm.size, mem_read};
+  fmt_file_t got;
+  memset(&got, 0, sizeof got);
+  if (TU_OK(darray__zip_parse(&r, &got, msg)) && TU_EQ_INT(got.n, 2)) {
+    TU_EQ_I64(got.m[1].info.bytes, INT64_C(5) << 30);
+    TU_EQ_I64(got.m[1].info.offset, z.m[1].info.offset);
+    TU_EQ_U64(got.m[1].info.crc32, z.m[1].info.crc32);
+  } else {
+    fprintf(stderr, "  zip64: %s\n", msg);
+  }
+  free(got.m);
+  free(cd);
+  free(h);
+  free(z.m);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  crc_tests();
+  npy_tests();
+  zip_tests();
+  zip64_test();
+  return tu_finish();
+}
