@@ -6,6 +6,7 @@
 #   FC_MODINC, FC_MODOUT           the compiler's module search/output flags
 #   DARRAY_FC_DEFS                 -DDARRAY_HAVE_MPI_F08 when `use mpi_f08'
 #                                  works (the type(MPI_Comm) interfaces)
+#   HAVE_MPI_F08 (conditional)     the same, for the tests
 #   darray_fortran_msg             one line for the configure summary
 # A Fortran compiler that does not work is an error with --enable-fortran,
 # a notice otherwise.
@@ -71,4 +72,6 @@ AS_IF([test "x$enable_fortran" = xno],
 AC_MSG_NOTICE([Fortran module: $darray_fortran_msg])
 AC_SUBST([DARRAY_FC_DEFS])
 AM_CONDITIONAL([BUILD_FORTRAN], [test "x$enable_fortran" = xyes])
+AM_CONDITIONAL([HAVE_MPI_F08],
+  [test "x$enable_fortran" = xyes && test -n "$DARRAY_FC_DEFS"])
 ])

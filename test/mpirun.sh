@@ -48,6 +48,8 @@ case $name in
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
   test_templimit) nps="1 2 3" ;;
   test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
+  test_fortran_api) nps="1 2 3 4" ;; # 1 and 4 also run MULTIPARTITION
+  test_fortran_stop) nps="1 2" ;; # run by fortran_stop.sh: must fail
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then
