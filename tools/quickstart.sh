@@ -208,8 +208,12 @@ cmd_fuzz() {
 cmd_openmpi() {
   build=${OMPI_BUILD_DIR:-$here/_build-openmpi}
   local ompi_mpiexec=mpiexec.openmpi
+  # Debian's mpifort.openmpi links -lmpi without Open MPI's library
+  # directory, so it finds the generic libmpi.so, which the alternatives
+  # may point at MPICH: name the directory.
   if ! (ensure_packages libopenmpi-dev openmpi-bin) ||
      ! (build_tree --enable-werror CC=mpicc.openmpi FC=mpifort.openmpi \
+          LDFLAGS="-L$(mpicc.openmpi --showme:libdirs)" \
           MPIEXEC="$(command -v $ompi_mpiexec)" "$@") ||
      ! make -C "$build" -j"$jobs" check TESTS= >/dev/null; then
     echo "set-up or Open MPI build failed; no tests were run"
