@@ -18,8 +18,14 @@ AS_IF([test "x$enable_fortran" = xno],
   [test -z "$FC" || test "x$FC" = xno],
   [darray_fortran_msg="no (no MPI Fortran compiler among: $darray_fc_list; set FC)"],
   [AC_LANG_PUSH([Fortran])
-   AC_FC_PP_SRCEXT([F90], [],
-     [darray_fortran_msg="no ($FC cannot preprocess .F90 files)"])
+   AC_MSG_CHECKING([whether $FC compiles Fortran])
+   AC_COMPILE_IFELSE([AC_LANG_PROGRAM([], [])],
+     [AC_MSG_RESULT([yes])],
+     [AC_MSG_RESULT([no])
+      darray_fortran_msg="no ($FC does not compile a Fortran program; set FC)"])
+   AS_IF([test -z "$darray_fortran_msg"],
+     [AC_FC_PP_SRCEXT([F90], [],
+        [darray_fortran_msg="no ($FC cannot preprocess .F90 files)"])])
    AS_IF([test -z "$darray_fortran_msg"],
      [AC_MSG_CHECKING([whether $FC links MPI programs with `use mpi'])
       AC_LINK_IFELSE([AC_LANG_PROGRAM([], [[
