@@ -50,10 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) {
   (void)d; (void)n; return MPI_Initialized(&(int){0});
 }
 EOF
+# The MPICH wrapper by its own name when there is one: Debian points the
+# generic mpicc at whichever MPI was installed last (configure does the same).
+mpicc=${MPICC:-$(command -v mpicc.mpich || echo mpicc)}
 export MPICH_CC=clang OMPI_CC=clang
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 if [ -z "${FUZZ_DRIVER:-}" ] && command -v clang >/dev/null 2>&1 &&
-   mpicc -fsanitize=fuzzer $san "$probe" -o "$out/obj/probe" >/dev/null 2>&1; then
+   "$mpicc" -fsanitize=fuzzer $san "$probe" -o "$out/obj/probe" >/dev/null 2>&1; then
   mode=libfuzzer
   cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san"
   ldflags="-fsanitize=fuzzer $san"
@@ -62,7 +65,7 @@ else
   unset MPICH_CC OMPI_CC
   cflags="-g -O1 -fno-omit-frame-pointer $san"
   ldflags=$san
-  if ! mpicc $san "$here/fuzz/driver.c" -c -o "$out/obj/probe.o" \
+  if ! "$mpicc" $san "$here/fuzz/driver.c" -c -o "$out/obj/probe.o" \
       >/dev/null 2>&1; then
     cflags="-g -O1"
     ldflags=
@@ -77,7 +80,7 @@ objs=()
 pids=()
 for src in "$here"/src/*.c "$here"/src/*/*.c; do
   o=$out/obj/$(basename "${src%.c}").o
-  mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" -I"$here/src" \
+  "$mpicc" -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" -I"$here/src" \
     $cflags -c "$src" -o "$o" &
   pids+=($!)
   objs+=("$o")
@@ -116,7 +119,7 @@ for t in "${targets[@]}"; do
   exe=$out/$t
   extra=()
   [ "$mode" = driver ] && extra=("$here/fuzz/driver.c")
-  if ! mpicc -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" \
+  if ! "$mpicc" -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" \
       -I"$here/src" $cflags "$src" "${extra[@]}" "${objs[@]}" $ldflags -lm \
       -o "$exe"; then
     echo "building $t failed"

@@ -17,6 +17,11 @@
 #   tools/quickstart.sh fuzz      fuzz/run.sh: each of the four fuzz
 #                                 targets for FUZZ_SECONDS seconds
 #                                 (default 20: ~2 min with the build)
+#   tools/quickstart.sh openmpi   install Open MPI if missing, build with
+#                                 its wrappers (mpicc.openmpi,
+#                                 mpifort.openmpi) in _build-openmpi
+#                                 (OMPI_BUILD_DIR overrides it) and run
+#                                 `make check` there under mpiexec.openmpi
 #
 # All install missing Debian packages first (apt-get, through sudo when not
 # root), then run autoreconf -fi and configure in the out-of-tree build
@@ -30,20 +35,22 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 jobs=${JOBS:-2}
 packages=(mpich libmpich-dev zlib1g-dev autoconf automake libtool doxygen
-          pkg-config make gcc python3-numpy unzip)
+          pkg-config make gcc gfortran python3-numpy unzip)
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat <<'EOF'
-usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz [configure options...]
+usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi [configure options...]
   demo      install what is missing, build, run examples/dist3d on 2 processes
   test      install what is missing, build with --enable-werror, run make check
   long      make check-long (4 GiB arrays) in the build of `test`
   valgrind  make check-valgrind (memcheck, 1 and 2 processes) in that build
   sanitize  build with --enable-sanitizers in _build-san and run make check
   fuzz      build the fuzz targets and run each for FUZZ_SECONDS (20) seconds
+  openmpi   install Open MPI if missing, build with its wrappers in
+            _build-openmpi and run make check there
 EOF
 }
 
@@ -88,11 +95,21 @@ build_tree() {
   make -C "$build" -j"$jobs" || die "make failed"
 }
 
+# The launcher configure chose for the build in $build (it matches the
+# compiler wrapper; the generic mpiexec may belong to another MPI).
+launcher() {
+  local m
+  m=$(sed -n 's/^MPIEXEC = //p' "$build/Makefile" 2>/dev/null)
+  echo "${m:-mpiexec}"
+}
+
 cmd_demo() {
   ensure_packages
   build_tree "$@"
-  say "mpiexec -n 2 examples/dist3d -n 128"
-  (cd "$build" && mpiexec -n 2 ./examples/dist3d -n 128)
+  local mpiexec
+  mpiexec=$(launcher)
+  say "$mpiexec -n 2 examples/dist3d -n 128"
+  (cd "$build" && "$mpiexec" -n 2 ./examples/dist3d -n 128)
 }
 
 # One number from the summary at the top of a test-suite log (default
@@ -183,6 +200,34 @@ cmd_fuzz() {
   bash "$here/fuzz/run.sh" -t "${FUZZ_SECONDS:-20}" -o "$build/fuzz-out"
 }
 
+# Open MPI beside MPICH: its own build directory, its wrappers named
+# explicitly (Debian's generic mpicc/mpifort/mpiexec point at whichever MPI
+# was installed last), its launcher given to the tests through TESTMPIRUN.
+# Open MPI refuses to run as root and to start more processes than cores
+# unless told: the flags below, and the variables test/mpirun.sh sets.
+cmd_openmpi() {
+  build=${OMPI_BUILD_DIR:-$here/_build-openmpi}
+  local ompi_mpiexec=mpiexec.openmpi
+  # Debian's mpifort.openmpi links -lmpi without Open MPI's library
+  # directory, so it finds the generic libmpi.so, which the alternatives
+  # may point at MPICH: name the directory.
+  if ! (ensure_packages libopenmpi-dev openmpi-bin) ||
+     ! (build_tree --enable-werror CC=mpicc.openmpi FC=mpifort.openmpi \
+          LDFLAGS="-L$(mpicc.openmpi --showme:libdirs)" \
+          MPIEXEC="$(command -v $ompi_mpiexec)" "$@") ||
+     ! make -C "$build" -j"$jobs" check TESTS= >/dev/null; then
+    echo "set-up or Open MPI build failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  local flags="--oversubscribe"
+  [ "$(id -u)" -eq 0 ] && flags="$flags --allow-run-as-root"
+  rm -f "$build/test-suite.log"
+  say "make check with Open MPI ($ompi_mpiexec $flags -n NP)"
+  make -C "$build" check TESTMPIRUN="$ompi_mpiexec $flags -n NP"
+  summarize "$build/test-suite.log" $?
+}
+
 cmd_test() {
   # A failed set-up or build counts as one failure, so the last line and the
   # exit status still say that the tests did not pass. Doxygen is one of
@@ -240,6 +285,7 @@ case ${1:-} in
   valgrind) shift; cmd_valgrind "$@" ;;
   sanitize) shift; cmd_sanitize "$@" ;;
   fuzz) shift; cmd_fuzz "$@" ;;
+  openmpi) shift; cmd_openmpi "$@" ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

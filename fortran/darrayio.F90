@@ -1,0 +1,1330 @@
+! darrayio.F90 - the Fortran interface of darrayio: module darrayio.
+!
+! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113
+! (type(*), dimension(*)), so darray_write(f, a, u) takes any array as it
+! is declared. The module calls the C functions of include/darrayio.h
+! directly; fortran/darrayio_shim.c converts MPI handles and catches the
+! text of the printing calls. The preprocessor is used here only, never in
+! user code: DARRAY_HAVE_MPI_F08 adds the type(MPI_Comm) interfaces.
+!
+! Conventions (doc/porting.md, "Fortran", has the call-by-call table):
+!  - Dimension k of the Fortran API (k = 1..ndims) is dimension k-1 of the C
+!    API: gsizes, dist, ghost, padded, psizes, start, count all list the
+!    dimensions in the order the Fortran array declares them. A Fortran
+!    array u(nx, ny, nz) is described with gsizes = [nx, ny, nz].
+!  - New descriptions default to Fortran order in memory AND in the file
+!    (dimension 1 fastest), so u(nx, ny, nz) written whole is the file a
+!    Fortran `write' of u would give. darray_set_storage_order and
+!    darray_set_memory_layout change either.
+!  - Indices are 1-based: global indices, section starts, local (interior)
+!    indices, cell numbers (1..ncells) and storage permutations (1..ndims,
+!    slowest varying dimension first). Ranks stay 0-based as in MPI; byte
+!    offsets and displacements are bytes from 0.
+!  - Sizes, counts, indices and offsets are integer(int64).
+!  - Every call ends with an optional integer ierr. Present: it receives
+!    the status code (DARRAY_SUCCESS or a negative DARRAY_E* constant).
+!    Absent: a failure prints "darrayio: <call>: <code name>: <message>" on
+!    the error unit and ends the program with error stop (exit status 1).
+!  - Argument arrays must have ndims entries (outputs: at least ndims); a
+!    wrong length is DARRAY_EINVAL, found by the module before C is called
+!    (darray_errmsg does not hold that message; the stop message does).
+!  - Strings are ordinary Fortran strings: trailing blanks of inputs are
+!    ignored, outputs are blank-padded or allocatable, never NUL-terminated.
+module darrayio
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: int64, real64, error_unit, &
+    output_unit
+#ifdef DARRAY_HAVE_MPI_F08
+  use mpi_f08, only: MPI_Comm, MPI_Info
+#endif
+  implicit none
+  private
+
+  ! ---- constants (the values of include/darrayio.h) ----------------------
+  integer, parameter, public :: DARRAY_MAX_DIMS = 8
+  integer, parameter, public :: DARRAY_DEFAULT_ARG = -1
+  integer, parameter, public :: DARRAY_ADVISE_MAX_NPROCS = 16777216
+
+  integer, parameter, public :: DARRAY_SUCCESS = 0, DARRAY_EINVAL = -1, &
+    DARRAY_ENULL = -2, DARRAY_ENDIMS = -3, DARRAY_ESIZE = -4, &
+    DARRAY_ETYPE = -5, DARRAY_EDIST = -6, DARRAY_EGRID = -7, &
+    DARRAY_EORDER = -8, DARRAY_EGHOST = -9, DARRAY_EDISP = -10, &
+    DARRAY_ESTATE = -11, DARRAY_EHINT = -12, DARRAY_EMODE = -13, &
+    DARRAY_ECOMM = -14, DARRAY_EINDEX = -15, DARRAY_EBADHANDLE = -16, &
+    DARRAY_EOVERLAP = -17, DARRAY_ELIMIT = -18, &
+    DARRAY_EINCONSISTENT = -100, DARRAY_EREMOTE = -101, &
+    DARRAY_EIO = -200, DARRAY_ENOSPC = -201, DARRAY_EACCESS = -202, &
+    DARRAY_ENOENT = -203, DARRAY_EEOF = -204, DARRAY_ENOMEM = -205, &
+    DARRAY_EMPI = -206, DARRAY_EISDIR = -207, DARRAY_ELOCK = -208
+
+  ! Element types. Fortran kinds: DARRAY_DOUBLE is real(real64),
+  ! DARRAY_FLOAT real(real32), DARRAY_INT32 integer(int32), and so on.
+  integer, parameter, public :: DARRAY_CHAR = 1, DARRAY_INT8 = 2, &
+    DARRAY_UINT8 = 3, DARRAY_INT16 = 4, DARRAY_UINT16 = 5, &
+    DARRAY_INT32 = 6, DARRAY_UINT32 = 7, DARRAY_INT64 = 8, &
+    DARRAY_UINT64 = 9, DARRAY_FLOAT = 10, DARRAY_DOUBLE = 11, &
+    DARRAY_LONG_DOUBLE = 12, DARRAY_OPAQUE = 13
+
+  integer, parameter, public :: DARRAY_DIST_NONE = 0, DARRAY_DIST_BLOCK = 1, &
+    DARRAY_DIST_CYCLIC = 2, DARRAY_DIST_MULTIPARTITION = 3
+
+  integer, parameter, public :: DARRAY_ORDER_C = 1, DARRAY_ORDER_FORTRAN = 2, &
+    DARRAY_ORDER_PERM = 3
+
+  integer, parameter, public :: DARRAY_MODE_RDONLY = 1, DARRAY_MODE_RDWR = 2, &
+    DARRAY_MODE_CREATE = 4, DARRAY_MODE_TRUNC = 8
+
+  integer, parameter, public :: DARRAY_VERDICT_CONFORMING = 0, &
+    DARRAY_VERDICT_FRAGMENTED = 1, DARRAY_VERDICT_INTERLEAVED = 2
+
+  ! ---- handles and records ----------------------------------------------
+  !> An array description (darray_t). Null until darray_create.
+  type, public :: darray_t
+    type(c_ptr) :: p = c_null_ptr
+  end type darray_t
+
+  !> An open file (darray_file_t). Null until darray_file_open.
+  type, public :: darray_file_t
+    type(c_ptr) :: p = c_null_ptr
+  end type darray_file_t
+
+  !> I/O counters of one process on one file (darray_stats_t).
+  type, public :: darray_stats_t
+    integer(int64) :: bytes_read = 0, bytes_written = 0, read_calls = 0, &
+      write_calls = 0, bytes_exchanged = 0, cycles = 0, &
+      peak_temp_bytes = 0, calls = 0
+    character(len=16) :: strategy = ''
+  end type darray_stats_t
+
+  !> A consumer of a dataset, for the storage advisor (darray_consumer_t).
+  !> Only the first ndims entries of dist, dargs and psizes are read.
+  type, public :: darray_consumer_t
+    character(len=64) :: name = ''
+    real(real64) :: weight = 0
+    integer :: nprocs = 0
+    integer :: dist(DARRAY_MAX_DIMS) = DARRAY_DIST_NONE
+    integer(int64) :: dargs(DARRAY_MAX_DIMS) = 0
+    integer :: psizes(DARRAY_MAX_DIMS) = 0
+  end type darray_consumer_t
+
+  !> One consumer's access under a storage order (darray_consumer_verdict_t;
+  !> no indices in it, so it is the C struct itself).
+  type, public, bind(c) :: darray_consumer_verdict_t
+    integer(c_int) :: verdict
+    integer(c_int) :: psizes(DARRAY_MAX_DIMS)
+    integer(c_int64_t) :: max_runs, total_runs, min_run, max_run
+    integer(c_int) :: nonconforming
+  end type darray_consumer_verdict_t
+
+  !> The advisor's answer (darray_advice_t); perm is 1-based, slowest
+  !> varying dimension first, ready for darray_set_storage_order.
+  type, public :: darray_advice_t
+    integer :: perm(DARRAY_MAX_DIMS) = 0
+    real(real64) :: conforming_weight = 0, collective_weight = 0, &
+      total_weight = 0, weighted_runs = 0
+    integer :: ncandidates = 0
+    logical :: all_orders = .false.
+  end type darray_advice_t
+
+  type, bind(c) :: c_stats_t
+    integer(c_int64_t) :: v(8)
+    character(kind=c_char) :: strategy(16)
+  end type c_stats_t
+
+  type, bind(c) :: c_consumer_t
+    type(c_ptr) :: name
+    real(c_double) :: weight
+    integer(c_int) :: nprocs
+    integer(c_int) :: dist(DARRAY_MAX_DIMS)
+    integer(c_int64_t) :: dargs(DARRAY_MAX_DIMS)
+    integer(c_int) :: psizes(DARRAY_MAX_DIMS)
+  end type c_consumer_t
+
+  type, bind(c) :: c_advice_t
+    integer(c_int) :: perm(DARRAY_MAX_DIMS)
+    real(c_double) :: conforming_weight, collective_weight, total_weight, &
+      weighted_runs
+    integer(c_int) :: ncandidates, all_orders
+  end type c_advice_t
+
+  ! ---- public procedures --------------------------------------------------
+  public :: darray_strerror, darray_err_name, darray_errmsg, &
+    darray_file_errmsg
+  public :: darray_create, darray_free, darray_set_elem_size, &
+    darray_set_distribution, darray_set_grid, darray_set_storage_order, &
+    darray_set_displacement, darray_set_memory_layout, darray_commit
+  public :: darray_global_shape, darray_elem_size, darray_grid, &
+    darray_num_cells, darray_local_shape, darray_local_start, &
+    darray_local_count, darray_local_bytes, darray_locate, &
+    darray_global_index, darray_file_offset
+  public :: darray_file_open, darray_file_close, darray_file_sync, &
+    darray_write, darray_read, darray_write_section, darray_read_section, &
+    darray_explain, darray_file_get_stats, darray_file_reset_stats, &
+    darray_file_get_hint
+  public :: darray_advise_storage, darray_advise_order, darray_advise_report
+
+  !> darray_create(comm, gsizes, type, a [, ierr]): comm is the mpi
+  !> module's integer handle or mpi_f08's type(MPI_Comm).
+  interface darray_create
+    module procedure create_int
+#ifdef DARRAY_HAVE_MPI_F08
+    module procedure create_f08
+#endif
+  end interface darray_create
+
+  !> darray_file_open(comm, path, mode, f [, info] [, ierr]): comm and info
+  !> both integer handles, or both mpi_f08 types.
+  interface darray_file_open
+    module procedure file_open_int
+#ifdef DARRAY_HAVE_MPI_F08
+    module procedure file_open_f08
+#endif
+  end interface darray_file_open
+
+  ! ---- the C functions ----------------------------------------------------
+  interface
+    function c_strlen(s) bind(c, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: c_strlen
+    end function c_strlen
+    function c_strerror(code) bind(c, name="darray_strerror")
+      import :: c_int, c_ptr
+      integer(c_int), value :: code
+      type(c_ptr) :: c_strerror
+    end function c_strerror
+    function c_err_name(code) bind(c, name="darray_err_name")
+      import :: c_int, c_ptr
+      integer(c_int), value :: code
+      type(c_ptr) :: c_err_name
+    end function c_err_name
+    function c_errmsg(a) bind(c, name="darray_errmsg")
+      import :: c_ptr
+      type(c_ptr), value :: a
+      type(c_ptr) :: c_errmsg
+    end function c_errmsg
+    function c_file_errmsg(f) bind(c, name="darray_file_errmsg")
+      import :: c_ptr
+      type(c_ptr), value :: f
+      type(c_ptr) :: c_file_errmsg
+    end function c_file_errmsg
+
+    function c_create(comm, ndims, gsizes, type, a) &
+        bind(c, name="darray_f_create")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: comm, ndims, type
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      type(c_ptr), intent(out) :: a
+      integer(c_int) :: c_create
+    end function c_create
+    function c_free(a) bind(c, name="darray_free")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: a
+      integer(c_int) :: c_free
+    end function c_free
+    function c_set_elem_size(a, size) bind(c, name="darray_set_elem_size")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), value :: size
+      integer(c_int) :: c_set_elem_size
+    end function c_set_elem_size
+    function c_set_distribution(a, dist, dargs) &
+        bind(c, name="darray_set_distribution")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), intent(in) :: dist(*)
+      integer(c_int64_t), intent(in) :: dargs(*)
+      integer(c_int) :: c_set_distribution
+    end function c_set_distribution
+    function c_set_grid(a, psizes) bind(c, name="darray_set_grid")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), intent(in) :: psizes(*)
+      integer(c_int) :: c_set_grid
+    end function c_set_grid
+    function c_set_storage_order(a, order, perm) &
+        bind(c, name="darray_set_storage_order")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: order
+      integer(c_int), intent(in) :: perm(*)
+      integer(c_int) :: c_set_storage_order
+    end function c_set_storage_order
+    function c_set_displacement(a, disp) bind(c, name="darray_set_displacement")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), value :: disp
+      integer(c_int) :: c_set_displacement
+    end function c_set_displacement
+    function c_set_memory_layout(a, order, ghost, padded) &
+        bind(c, name="darray_set_memory_layout")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: order
+      integer(c_int64_t), intent(in) :: ghost(*), padded(*)
+      integer(c_int) :: c_set_memory_layout
+    end function c_set_memory_layout
+    function c_commit(a) bind(c, name="darray_commit")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int) :: c_commit
+    end function c_commit
+
+    function c_global_shape(a, ndims, gsizes) &
+        bind(c, name="darray_global_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), intent(out) :: ndims
+      integer(c_int64_t), intent(out) :: gsizes(*)
+      integer(c_int) :: c_global_shape
+    end function c_global_shape
+    function c_elem_size(a, size) bind(c, name="darray_elem_size")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), intent(out) :: size
+      integer(c_int) :: c_elem_size
+    end function c_elem_size
+    function c_grid(a, psizes) bind(c, name="darray_grid")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), intent(out) :: psizes(*)
+      integer(c_int) :: c_grid
+    end function c_grid
+    function c_num_cells(a, ncells) bind(c, name="darray_num_cells")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), intent(out) :: ncells
+      integer(c_int) :: c_num_cells
+    end function c_num_cells
+    function c_local_shape(a, cell, lshape) bind(c, name="darray_local_shape")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: cell
+      integer(c_int64_t), intent(out) :: lshape(*)
+      integer(c_int) :: c_local_shape
+    end function c_local_shape
+    function c_local_start(a, cell, start) bind(c, name="darray_local_start")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: cell
+      integer(c_int64_t), intent(out) :: start(*)
+      integer(c_int) :: c_local_start
+    end function c_local_start
+    function c_local_count(a, count) bind(c, name="darray_local_count")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), intent(out) :: count
+      integer(c_int) :: c_local_count
+    end function c_local_count
+    function c_local_bytes(a, bytes) bind(c, name="darray_local_bytes")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), intent(out) :: bytes
+      integer(c_int) :: c_local_bytes
+    end function c_local_bytes
+    function c_locate(a, gidx, rank, cell, lidx, offset) &
+        bind(c, name="darray_locate")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), intent(in) :: gidx(*)
+      integer(c_int), intent(out) :: rank, cell
+      integer(c_int64_t), intent(out) :: lidx(*), offset
+      integer(c_int) :: c_locate
+    end function c_locate
+    function c_global_index(a, rank, cell, lidx, gidx) &
+        bind(c, name="darray_global_index")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int), value :: rank, cell
+      integer(c_int64_t), intent(in) :: lidx(*)
+      integer(c_int64_t), intent(out) :: gidx(*)
+      integer(c_int) :: c_global_index
+    end function c_global_index
+    function c_file_offset(a, gidx, offset) bind(c, name="darray_file_offset")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: a
+      integer(c_int64_t), intent(in) :: gidx(*)
+      integer(c_int64_t), intent(out) :: offset
+      integer(c_int) :: c_file_offset
+    end function c_file_offset
+
+    function c_file_open(comm, path, mode, info, has_info, f) &
+        bind(c, name="darray_f_file_open")
+      import :: c_int, c_char, c_ptr
+      integer(c_int), value :: comm, mode, info, has_info
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), intent(out) :: f
+      integer(c_int) :: c_file_open
+    end function c_file_open
+    function c_file_close(f) bind(c, name="darray_file_close")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(inout) :: f
+      integer(c_int) :: c_file_close
+    end function c_file_close
+    function c_file_sync(f) bind(c, name="darray_file_sync")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int) :: c_file_sync
+    end function c_file_sync
+    function c_write(f, a, buf) bind(c, name="darray_write")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f, a
+      type(*), dimension(*), intent(in) :: buf
+      integer(c_int) :: c_write
+    end function c_write
+    function c_read(f, a, buf) bind(c, name="darray_read")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f, a
+      type(*), dimension(*), intent(inout) :: buf
+      integer(c_int) :: c_read
+    end function c_read
+    function c_write_section(f, a, start, count, order, buf) &
+        bind(c, name="darray_write_section")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: order
+      type(*), dimension(*), intent(in) :: buf
+      integer(c_int) :: c_write_section
+    end function c_write_section
+    function c_read_section(f, a, start, count, order, buf) &
+        bind(c, name="darray_read_section")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: order
+      type(*), dimension(*), intent(inout) :: buf
+      integer(c_int) :: c_read_section
+    end function c_read_section
+    function c_explain(f, a, write, text, len) bind(c, name="darray_f_explain")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int), value :: write
+      type(c_ptr), intent(out) :: text
+      integer(c_int64_t), intent(out) :: len
+      integer(c_int) :: c_explain
+    end function c_explain
+    subroutine c_free_text(text) bind(c, name="darray_f_free_text")
+      import :: c_ptr
+      type(c_ptr), value :: text
+    end subroutine c_free_text
+    function c_file_get_stats(f, stats) bind(c, name="darray_file_get_stats")
+      import :: c_int, c_ptr, c_stats_t
+      type(c_ptr), value :: f
+      type(c_stats_t), intent(out) :: stats
+      integer(c_int) :: c_file_get_stats
+    end function c_file_get_stats
+    function c_file_reset_stats(f) bind(c, name="darray_file_reset_stats")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int) :: c_file_reset_stats
+    end function c_file_reset_stats
+    function c_file_get_hint(f, key, value, len) &
+        bind(c, name="darray_file_get_hint")
+      import :: c_int, c_char, c_ptr
+      type(c_ptr), value :: f
+      character(kind=c_char), intent(in) :: key(*)
+      character(kind=c_char), intent(out) :: value(*)
+      integer(c_int), value :: len
+      integer(c_int) :: c_file_get_hint
+    end function c_file_get_hint
+
+    function c_advise_storage(ndims, gsizes, esize, n, consumers, advice, &
+        verdicts) bind(c, name="darray_advise_storage")
+      import :: c_int, c_int64_t, c_consumer_t, c_advice_t, &
+        darray_consumer_verdict_t
+      integer(c_int), value :: ndims, n
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      integer(c_int64_t), value :: esize
+      type(c_consumer_t), intent(in) :: consumers(*)
+      type(c_advice_t), intent(out) :: advice
+      type(darray_consumer_verdict_t), intent(out) :: verdicts(*)
+      integer(c_int) :: c_advise_storage
+    end function c_advise_storage
+    function c_advise_order(ndims, gsizes, esize, n, consumers, perm, advice, &
+        verdicts) bind(c, name="darray_advise_order")
+      import :: c_int, c_int64_t, c_consumer_t, c_advice_t, &
+        darray_consumer_verdict_t
+      integer(c_int), value :: ndims, n
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      integer(c_int64_t), value :: esize
+      type(c_consumer_t), intent(in) :: consumers(*)
+      integer(c_int), intent(in) :: perm(*)
+      type(c_advice_t), intent(out) :: advice
+      type(darray_consumer_verdict_t), intent(out) :: verdicts(*)
+      integer(c_int) :: c_advise_order
+    end function c_advise_order
+    function c_advise_report(ndims, gsizes, esize, n, consumers, text, len) &
+        bind(c, name="darray_f_advise_report")
+      import :: c_int, c_int64_t, c_ptr, c_consumer_t
+      integer(c_int), value :: ndims, n
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      integer(c_int64_t), value :: esize
+      type(c_consumer_t), intent(in) :: consumers(*)
+      type(c_ptr), intent(out) :: text
+      integer(c_int64_t), intent(out) :: len
+      integer(c_int) :: c_advise_report
+    end function c_advise_report
+  end interface
+
+contains
+
+  ! ---- helpers --------------------------------------------------------------
+
+  ! A C string as a Fortran string ('' for a null pointer).
+  function c_str(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    if (.not. c_associated(p)) then
+      s = ''
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function c_str
+
+  ! A Fortran string, trailing blanks dropped, as a C string.
+  pure function to_c(s) result(c)
+    character(*), intent(in) :: s
+    character(kind=c_char, len=:), allocatable :: c
+    c = trim(s) // c_null_char
+  end function to_c
+
+  ! The end of every call: hand rc to ierr, or stop on failure with the
+  ! message of the handle the call names (ap: array, fp: file; neither: the
+  ! thread's last message), or with note when the module found the problem.
+  subroutine done(rc, ierr, what, ap, fp, note)
+    integer(c_int), intent(in) :: rc
+    integer, intent(out), optional :: ierr
+    character(*), intent(in) :: what
+    type(c_ptr), intent(in), optional :: ap, fp
+    character(*), intent(in), optional :: note
+    character(len=:), allocatable :: msg
+    if (present(ierr)) ierr = int(rc)
+    if (present(ierr) .or. rc == DARRAY_SUCCESS) return
+    if (present(note)) then
+      msg = note
+    else if (present(fp)) then
+      msg = c_str(c_file_errmsg(fp))
+    else if (present(ap)) then
+      msg = c_str(c_errmsg(ap))
+    else
+      msg = c_str(c_errmsg(c_null_ptr))
+    end if
+    if (len(msg) == 0) msg = c_str(c_strerror(rc))
+    flush (output_unit)
+    write (error_unit, '(a)') 'darrayio: ' // what // ': ' // &
+      c_str(c_err_name(rc)) // ': ' // msg
+    error stop 1
+  end subroutine done
+
+  ! Number of dimensions of a live handle, or a negative code.
+  integer(c_int) function ndims_of(a) result(nd)
+    type(darray_t), intent(in) :: a
+    integer(c_int64_t) :: g(DARRAY_MAX_DIMS)
+    integer(c_int) :: rc
+    rc = c_global_shape(a%p, nd, g)
+    if (rc /= DARRAY_SUCCESS) nd = rc
+  end function ndims_of
+
+  ! A length check: rc stays, or becomes DARRAY_EINVAL with a note, when an
+  ! argument array has the wrong number of entries for the array's ndims
+  ! (inputs exactly ndims, outputs at least ndims). rc carries a negative
+  ! ndims_of result through.
+  subroutine check_len(rc, note, nd, name, n, output)
+    integer(c_int), intent(inout) :: rc
+    character(len=:), allocatable, intent(inout) :: note
+    integer(c_int), intent(in) :: nd
+    character(*), intent(in) :: name
+    integer, intent(in) :: n
+    logical, intent(in), optional :: output
+    character(len=24) :: got, want
+    logical :: out
+    if (rc /= DARRAY_SUCCESS) return
+    if (nd < 0) then
+      rc = nd
+      return
+    end if
+    out = .false.
+    if (present(output)) out = output
+    if (n == nd .or. (out .and. n > nd)) return
+    write (got, '(i0)') n
+    write (want, '(i0)') nd
+    rc = DARRAY_EINVAL
+    note = name // ' has ' // trim(got) // ' entries, the array has ' // &
+      trim(want) // ' dimensions'
+  end subroutine check_len
+
+  ! Stop or return for a call whose arguments the module checked: note
+  ! explains a module-found DARRAY_EINVAL.
+  subroutine done_a(rc, ierr, what, a, note)
+    integer(c_int), intent(in) :: rc
+    integer, intent(out), optional :: ierr
+    character(*), intent(in) :: what
+    type(darray_t), intent(in) :: a
+    character(len=:), allocatable, intent(in) :: note
+    if (allocated(note)) then
+      call done(rc, ierr, what, note=note)
+    else
+      call done(rc, ierr, what, ap=a%p)
+    end if
+  end subroutine done_a
+
+  subroutine done_f(rc, ierr, what, f, note)
+    integer(c_int), intent(in) :: rc
+    integer, intent(out), optional :: ierr
+    character(*), intent(in) :: what
+    type(darray_file_t), intent(in) :: f
+    character(len=:), allocatable, intent(in) :: note
+    if (allocated(note)) then
+      call done(rc, ierr, what, note=note)
+    else
+      call done(rc, ierr, what, fp=f%p)
+    end if
+  end subroutine done_f
+
+  ! Write C text, line by line, to a unit, then free it.
+  subroutine put_text(text, n, unit)
+    type(c_ptr), intent(in) :: text
+    integer(c_int64_t), intent(in) :: n
+    integer, intent(in) :: unit
+    character(kind=c_char), pointer :: chars(:)
+    integer(int64) :: i, first
+    if (.not. c_associated(text)) return
+    call c_f_pointer(text, chars, [n])
+    first = 1
+    do i = 1, n
+      if (chars(i) == c_new_line) then
+        call put_line(chars(first:i - 1), unit)
+        first = i + 1
+      end if
+    end do
+    if (first <= n) call put_line(chars(first:n), unit)
+    call c_free_text(text)
+  end subroutine put_text
+
+  subroutine put_line(chars, unit)
+    character(kind=c_char), intent(in) :: chars(:)
+    integer, intent(in) :: unit
+    character(len=size(chars)) :: line
+    integer :: i
+    do i = 1, size(chars)
+      line(i:i) = chars(i)
+    end do
+    write (unit, '(a)') line
+  end subroutine put_line
+
+  ! ---- errors ---------------------------------------------------------------
+
+  !> Text of a status code.
+  function darray_strerror(code) result(s)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: s
+    s = c_str(c_strerror(int(code, c_int)))
+  end function darray_strerror
+
+  !> Name of a status code, such as 'DARRAY_EINVAL'.
+  function darray_err_name(code) result(s)
+    integer, intent(in) :: code
+    character(len=:), allocatable :: s
+    s = c_str(c_err_name(int(code, c_int)))
+  end function darray_err_name
+
+  !> Message of the last failure on an array handle; without a (or with a
+  !> null handle) the last failure that had no handle to keep it.
+  function darray_errmsg(a) result(s)
+    type(darray_t), intent(in), optional :: a
+    character(len=:), allocatable :: s
+    if (present(a)) then
+      s = c_str(c_errmsg(a%p))
+    else
+      s = c_str(c_errmsg(c_null_ptr))
+    end if
+  end function darray_errmsg
+
+  !> Message of the last failure on a file handle (absent: as darray_errmsg).
+  function darray_file_errmsg(f) result(s)
+    type(darray_file_t), intent(in), optional :: f
+    character(len=:), allocatable :: s
+    if (present(f)) then
+      s = c_str(c_file_errmsg(f%p))
+    else
+      s = c_str(c_file_errmsg(c_null_ptr))
+    end if
+  end function darray_file_errmsg
+
+  ! ---- describing an array --------------------------------------------------
+
+  ! Create, then make Fortran order the default in memory and in the file.
+  subroutine create_common(comm, gsizes, type, a, ierr)
+    integer, intent(in) :: comm
+    integer(int64), intent(in) :: gsizes(:)
+    integer, intent(in) :: type
+    type(darray_t), intent(out) :: a
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, none(1)
+    integer(c_int64_t) :: g(max(1, size(gsizes))), zeros(DARRAY_MAX_DIMS)
+    g = 0
+    g(1:size(gsizes)) = gsizes
+    rc = c_create(int(comm, c_int), int(size(gsizes), c_int), g, &
+      int(type, c_int), a%p)
+    if (rc /= DARRAY_SUCCESS) then
+      call done(rc, ierr, 'darray_create')
+      return
+    end if
+    none = 0
+    zeros = 0
+    rc = c_set_storage_order(a%p, int(DARRAY_ORDER_FORTRAN, c_int), none)
+    if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, &
+      int(DARRAY_ORDER_FORTRAN, c_int), zeros, zeros)
+    call done(rc, ierr, 'darray_create', ap=a%p)
+  end subroutine create_common
+
+  subroutine create_int(comm, gsizes, type, a, ierr)
+    integer, intent(in) :: comm
+    integer(int64), intent(in) :: gsizes(:)
+    integer, intent(in) :: type
+    type(darray_t), intent(out) :: a
+    integer, intent(out), optional :: ierr
+    call create_common(comm, gsizes, type, a, ierr)
+  end subroutine create_int
+
+#ifdef DARRAY_HAVE_MPI_F08
+  subroutine create_f08(comm, gsizes, type, a, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    integer(int64), intent(in) :: gsizes(:)
+    integer, intent(in) :: type
+    type(darray_t), intent(out) :: a
+    integer, intent(out), optional :: ierr
+    call create_common(comm%MPI_VAL, gsizes, type, a, ierr)
+  end subroutine create_f08
+#endif
+
+  !> Release a handle (a becomes null; a null handle is left alone).
+  subroutine darray_free(a, ierr)
+    type(darray_t), intent(inout) :: a
+    integer, intent(out), optional :: ierr
+    call done(c_free(a%p), ierr, 'darray_free')
+  end subroutine darray_free
+
+  subroutine darray_set_elem_size(a, size, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: size
+    integer, intent(out), optional :: ierr
+    call done(c_set_elem_size(a%p, size), ierr, 'darray_set_elem_size', ap=a%p)
+  end subroutine darray_set_elem_size
+
+  !> dist(k), dargs(k): dimension k (dargs absent: defaults everywhere).
+  subroutine darray_set_distribution(a, dist, dargs, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: dist(:)
+    integer(int64), intent(in), optional :: dargs(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: k(max(1, size(dist)))
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'dist', size(dist))
+    k = DARRAY_DEFAULT_ARG
+    if (present(dargs)) then
+      call check_len(rc, note, nd, 'dargs', size(dargs))
+      if (rc == DARRAY_SUCCESS) k(1:size(dargs)) = dargs
+    end if
+    if (rc == DARRAY_SUCCESS) &
+      rc = c_set_distribution(a%p, int(dist, c_int), k)
+    call done_a(rc, ierr, 'darray_set_distribution', a, note)
+  end subroutine darray_set_distribution
+
+  !> psizes(k): processes along dimension k (the grid is ranked with the
+  !> last dimension fastest, as MPI_Type_create_darray's).
+  subroutine darray_set_grid(a, psizes, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: psizes(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    call check_len(rc, note, ndims_of(a), 'psizes', size(psizes))
+    if (rc == DARRAY_SUCCESS) rc = c_set_grid(a%p, int(psizes, c_int))
+    call done_a(rc, ierr, 'darray_set_grid', a, note)
+  end subroutine darray_set_grid
+
+  !> order: DARRAY_ORDER_FORTRAN (the default), DARRAY_ORDER_C, or
+  !> DARRAY_ORDER_PERM with perm = dimension numbers 1..ndims from the
+  !> slowest varying in the file to the fastest.
+  subroutine darray_set_storage_order(a, order, perm, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: order
+    integer, intent(in), optional :: perm(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc
+    integer(c_int) :: p(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    p = -1
+    if (present(perm)) then
+      call check_len(rc, note, ndims_of(a), 'perm', size(perm))
+      if (rc == DARRAY_SUCCESS) p(1:size(perm)) = perm - 1
+    else if (order == DARRAY_ORDER_PERM) then
+      rc = DARRAY_ENULL
+      note = 'DARRAY_ORDER_PERM needs perm'
+    end if
+    if (rc == DARRAY_SUCCESS) &
+      rc = c_set_storage_order(a%p, int(order, c_int), p)
+    call done_a(rc, ierr, 'darray_set_storage_order', a, note)
+  end subroutine darray_set_storage_order
+
+  !> The byte offset of the array in the file (from 0).
+  subroutine darray_set_displacement(a, disp, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: disp
+    integer, intent(out), optional :: ierr
+    call done(c_set_displacement(a%p, disp), ierr, 'darray_set_displacement', &
+      ap=a%p)
+  end subroutine darray_set_displacement
+
+  !> The local piece in memory: order (default DARRAY_ORDER_FORTRAN), ghost
+  !> widths and allocated extents per dimension (absent: none and tight).
+  !> NAS BT's u(5,-2:IMAX+1,-2:JMAX+1,-2:KMAX+1,ncells) is ghost = [0,2,2,2],
+  !> padded = [5, IMAX+4, JMAX+4, KMAX+4].
+  subroutine darray_set_memory_layout(a, order, ghost, padded, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in), optional :: order
+    integer(int64), intent(in), optional :: ghost(:), padded(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd, o
+    integer(c_int64_t) :: gh(DARRAY_MAX_DIMS), pd(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    gh = 0
+    pd = 0
+    o = DARRAY_ORDER_FORTRAN
+    if (present(order)) o = int(order, c_int)
+    if (present(ghost)) then
+      call check_len(rc, note, nd, 'ghost', size(ghost))
+      if (rc == DARRAY_SUCCESS) gh(1:size(ghost)) = ghost
+    end if
+    if (present(padded)) then
+      call check_len(rc, note, nd, 'padded', size(padded))
+      if (rc == DARRAY_SUCCESS) pd(1:size(padded)) = padded
+    end if
+    if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, o, gh, pd)
+    call done_a(rc, ierr, 'darray_set_memory_layout', a, note)
+  end subroutine darray_set_memory_layout
+
+  subroutine darray_commit(a, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(out), optional :: ierr
+    call done(c_commit(a%p), ierr, 'darray_commit', ap=a%p)
+  end subroutine darray_commit
+
+  ! ---- queries (local, after commit) ---------------------------------------
+
+  subroutine darray_global_shape(a, ndims, gsizes, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(out), optional :: ndims
+    integer(int64), intent(out), optional :: gsizes(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: g(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = c_global_shape(a%p, nd, g)
+    if (present(gsizes)) then
+      call check_len(rc, note, nd, 'gsizes', size(gsizes), .true.)
+      if (rc == DARRAY_SUCCESS) gsizes(1:nd) = g(1:nd)
+    end if
+    if (present(ndims) .and. rc == DARRAY_SUCCESS) ndims = nd
+    call done_a(rc, ierr, 'darray_global_shape', a, note)
+  end subroutine darray_global_shape
+
+  subroutine darray_elem_size(a, size, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(out) :: size
+    integer, intent(out), optional :: ierr
+    call done(c_elem_size(a%p, size), ierr, 'darray_elem_size', ap=a%p)
+  end subroutine darray_elem_size
+
+  subroutine darray_grid(a, psizes, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(out) :: psizes(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd, p(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'psizes', size(psizes), .true.)
+    if (rc == DARRAY_SUCCESS) rc = c_grid(a%p, p)
+    if (rc == DARRAY_SUCCESS) psizes(1:nd) = p(1:nd)
+    call done_a(rc, ierr, 'darray_grid', a, note)
+  end subroutine darray_grid
+
+  subroutine darray_num_cells(a, ncells, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(out) :: ncells
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, n
+    rc = c_num_cells(a%p, n)
+    if (rc == DARRAY_SUCCESS) ncells = n
+    call done(rc, ierr, 'darray_num_cells', ap=a%p)
+  end subroutine darray_num_cells
+
+  !> Interior shape of local cell number cell (1..ncells).
+  subroutine darray_local_shape(a, cell, lshape, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: cell
+    integer(int64), intent(out) :: lshape(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'lshape', size(lshape), .true.)
+    if (rc == DARRAY_SUCCESS) rc = c_local_shape(a%p, int(cell - 1, c_int), s)
+    if (rc == DARRAY_SUCCESS) lshape(1:nd) = s(1:nd)
+    call done_a(rc, ierr, 'darray_local_shape', a, note)
+  end subroutine darray_local_shape
+
+  !> Global index (1-based) of the first interior element of local cell
+  !> number cell (1..ncells).
+  subroutine darray_local_start(a, cell, start, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: cell
+    integer(int64), intent(out) :: start(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'start', size(start), .true.)
+    if (rc == DARRAY_SUCCESS) rc = c_local_start(a%p, int(cell - 1, c_int), s)
+    if (rc == DARRAY_SUCCESS) start(1:nd) = s(1:nd) + 1
+    call done_a(rc, ierr, 'darray_local_start', a, note)
+  end subroutine darray_local_start
+
+  subroutine darray_local_count(a, count, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(out) :: count
+    integer, intent(out), optional :: ierr
+    call done(c_local_count(a%p, count), ierr, 'darray_local_count', ap=a%p)
+  end subroutine darray_local_count
+
+  !> Bytes of the local buffer, ghosts and padding included.
+  subroutine darray_local_bytes(a, bytes, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(out) :: bytes
+    integer, intent(out), optional :: ierr
+    call done(c_local_bytes(a%p, bytes), ierr, 'darray_local_bytes', ap=a%p)
+  end subroutine darray_local_bytes
+
+  !> Owner of global element gidx (1-based): its rank (0-based), cell
+  !> (1..ncells), 1-based interior index, and byte offset in the owner's
+  !> local buffer.
+  subroutine darray_locate(a, gidx, rank, cell, lidx, offset, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: gidx(:)
+    integer, intent(out), optional :: rank, cell
+    integer(int64), intent(out), optional :: lidx(:), offset
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd, r, c
+    integer(c_int64_t) :: g(DARRAY_MAX_DIMS), l(DARRAY_MAX_DIMS), off
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'gidx', size(gidx))
+    if (present(lidx)) call check_len(rc, note, nd, 'lidx', size(lidx), .true.)
+    if (rc == DARRAY_SUCCESS) then
+      g(1:nd) = gidx - 1
+      rc = c_locate(a%p, g, r, c, l, off)
+    end if
+    if (rc == DARRAY_SUCCESS) then
+      if (present(rank)) rank = r
+      if (present(cell)) cell = c + 1
+      if (present(lidx)) lidx(1:nd) = l(1:nd) + 1
+      if (present(offset)) offset = off
+    end if
+    call done_a(rc, ierr, 'darray_locate', a, note)
+  end subroutine darray_locate
+
+  !> Global index (1-based) of interior element lidx (1-based) of cell
+  !> number cell (1..ncells) on rank (0-based).
+  subroutine darray_global_index(a, rank, cell, lidx, gidx, ierr)
+    type(darray_t), intent(in) :: a
+    integer, intent(in) :: rank, cell
+    integer(int64), intent(in) :: lidx(:)
+    integer(int64), intent(out) :: gidx(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: l(DARRAY_MAX_DIMS), g(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'lidx', size(lidx))
+    call check_len(rc, note, nd, 'gidx', size(gidx), .true.)
+    if (rc == DARRAY_SUCCESS) then
+      l(1:nd) = lidx - 1
+      rc = c_global_index(a%p, int(rank, c_int), int(cell - 1, c_int), l, g)
+    end if
+    if (rc == DARRAY_SUCCESS) gidx(1:nd) = g(1:nd) + 1
+    call done_a(rc, ierr, 'darray_global_index', a, note)
+  end subroutine darray_global_index
+
+  !> Byte offset in the file (from 0, displacement included) of global
+  !> element gidx (1-based).
+  subroutine darray_file_offset(a, gidx, offset, ierr)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: gidx(:)
+    integer(int64), intent(out) :: offset
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, nd
+    integer(c_int64_t) :: g(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'gidx', size(gidx))
+    if (rc == DARRAY_SUCCESS) then
+      g(1:nd) = gidx - 1
+      rc = c_file_offset(a%p, g, offset)
+    end if
+    call done_a(rc, ierr, 'darray_file_offset', a, note)
+  end subroutine darray_file_offset
+
+  ! ---- files and I/O ---------------------------------------------------------
+
+  subroutine open_common(comm, path, mode, f, info, has_info, ierr)
+    integer, intent(in) :: comm, mode, info
+    character(*), intent(in) :: path
+    type(darray_file_t), intent(out) :: f
+    logical, intent(in) :: has_info
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: hi
+    hi = 0
+    if (has_info) hi = 1
+    call done(c_file_open(int(comm, c_int), to_c(path), int(mode, c_int), &
+      int(info, c_int), hi, f%p), ierr, 'darray_file_open')
+  end subroutine open_common
+
+  subroutine file_open_int(comm, path, mode, f, info, ierr)
+    integer, intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    integer, intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    if (present(info)) then
+      call open_common(comm, path, mode, f, info, .true., ierr)
+    else
+      call open_common(comm, path, mode, f, 0, .false., ierr)
+    end if
+  end subroutine file_open_int
+
+#ifdef DARRAY_HAVE_MPI_F08
+  subroutine file_open_f08(comm, path, mode, f, info, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    type(MPI_Info), intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    if (present(info)) then
+      call open_common(comm%MPI_VAL, path, mode, f, info%MPI_VAL, .true., ierr)
+    else
+      call open_common(comm%MPI_VAL, path, mode, f, 0, .false., ierr)
+    end if
+  end subroutine file_open_f08
+#endif
+
+  subroutine darray_file_close(f, ierr)
+    type(darray_file_t), intent(inout) :: f
+    integer, intent(out), optional :: ierr
+    call done(c_file_close(f%p), ierr, 'darray_file_close', fp=c_null_ptr)
+  end subroutine darray_file_close
+
+  subroutine darray_file_sync(f, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(out), optional :: ierr
+    call done(c_file_sync(f%p), ierr, 'darray_file_sync', fp=f%p)
+  end subroutine darray_file_sync
+
+  !> Write every process's local piece: buf is the local array as declared
+  !> (any type and rank; ghosts and padding as set by
+  !> darray_set_memory_layout).
+  subroutine darray_write(f, a, buf, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(out), optional :: ierr
+    call done(c_write(f%p, a%p, buf), ierr, 'darray_write', fp=f%p)
+  end subroutine darray_write
+
+  !> Read every process's local piece into buf (ghosts left alone).
+  subroutine darray_read(f, a, buf, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    type(*), dimension(*), intent(inout) :: buf
+    integer, intent(out), optional :: ierr
+    call done(c_read(f%p, a%p, buf), ierr, 'darray_read', fp=f%p)
+  end subroutine darray_read
+
+  ! start (1-based) and count of a section as the C call takes them.
+  subroutine section_args(a, start, count, s, c, rc, note)
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    integer(c_int64_t), intent(out) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    integer(c_int), intent(out) :: rc
+    character(len=:), allocatable, intent(inout) :: note
+    integer(c_int) :: nd
+    rc = DARRAY_SUCCESS
+    nd = ndims_of(a)
+    call check_len(rc, note, nd, 'start', size(start))
+    call check_len(rc, note, nd, 'count', size(count))
+    s = 0
+    c = 0
+    if (rc /= DARRAY_SUCCESS) return
+    s(1:nd) = start - 1
+    c(1:nd) = count
+  end subroutine section_args
+
+  !> Write the box start(k) .. start(k)+count(k)-1 (1-based global indices)
+  !> held densely in buf, in order (default DARRAY_ORDER_FORTRAN: buf can be
+  !> a Fortran array shaped count).
+  subroutine darray_write_section(f, a, start, count, buf, order, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    type(*), dimension(*), intent(in) :: buf
+    integer, intent(in), optional :: order
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    integer(c_int) :: rc, o
+    character(len=:), allocatable :: note
+    o = DARRAY_ORDER_FORTRAN
+    if (present(order)) o = int(order, c_int)
+    call section_args(a, start, count, s, c, rc, note)
+    if (rc == DARRAY_SUCCESS) rc = c_write_section(f%p, a%p, s, c, o, buf)
+    call done_f(rc, ierr, 'darray_write_section', f, note)
+  end subroutine darray_write_section
+
+  !> Read the box start(k) .. start(k)+count(k)-1 (1-based) into buf.
+  subroutine darray_read_section(f, a, start, count, buf, order, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    type(*), dimension(*), intent(inout) :: buf
+    integer, intent(in), optional :: order
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    integer(c_int) :: rc, o
+    character(len=:), allocatable :: note
+    o = DARRAY_ORDER_FORTRAN
+    if (present(order)) o = int(order, c_int)
+    call section_args(a, start, count, s, c, rc, note)
+    if (rc == DARRAY_SUCCESS) rc = c_read_section(f%p, a%p, s, c, o, buf)
+    call done_f(rc, ierr, 'darray_read_section', f, note)
+  end subroutine darray_read_section
+
+  !> How a whole-array write (write = .true.) or read would move its bytes,
+  !> printed to unit (default: output_unit).
+  subroutine darray_explain(f, a, write, unit, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    logical, intent(in) :: write
+    integer, intent(in), optional :: unit
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: text
+    integer(c_int64_t) :: n
+    integer(c_int) :: rc, w
+    integer :: u
+    w = 0
+    if (write) w = 1
+    u = output_unit
+    if (present(unit)) u = unit
+    rc = c_explain(f%p, a%p, w, text, n)
+    call put_text(text, n, u)
+    call done(rc, ierr, 'darray_explain', fp=f%p)
+  end subroutine darray_explain
+
+  subroutine darray_file_get_stats(f, stats, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_stats_t), intent(out) :: stats
+    integer, intent(out), optional :: ierr
+    type(c_stats_t) :: cs
+    integer(c_int) :: rc
+    integer :: i
+    rc = c_file_get_stats(f%p, cs)
+    if (rc == DARRAY_SUCCESS) then
+      stats%bytes_read = cs%v(1)
+      stats%bytes_written = cs%v(2)
+      stats%read_calls = cs%v(3)
+      stats%write_calls = cs%v(4)
+      stats%bytes_exchanged = cs%v(5)
+      stats%cycles = cs%v(6)
+      stats%peak_temp_bytes = cs%v(7)
+      stats%calls = cs%v(8)
+      stats%strategy = ''
+      do i = 1, 16
+        if (cs%strategy(i) == c_null_char) exit
+        stats%strategy(i:i) = cs%strategy(i)
+      end do
+    end if
+    call done(rc, ierr, 'darray_file_get_stats', fp=f%p)
+  end subroutine darray_file_get_stats
+
+  subroutine darray_file_reset_stats(f, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(out), optional :: ierr
+    call done(c_file_reset_stats(f%p), ierr, 'darray_file_reset_stats', &
+      fp=f%p)
+  end subroutine darray_file_reset_stats
+
+  !> The value of a hint on an open file, blank-padded into value
+  !> (DARRAY_EINVAL when value is too short for it).
+  subroutine darray_file_get_hint(f, key, value, ierr)
+    type(darray_file_t), intent(in) :: f
+    character(*), intent(in) :: key
+    character(*), intent(out) :: value
+    integer, intent(out), optional :: ierr
+    character(kind=c_char) :: v(len(value) + 1)
+    integer(c_int) :: rc
+    integer :: i
+    value = ''
+    rc = c_file_get_hint(f%p, to_c(key), v, int(len(value) + 1, c_int))
+    if (rc == DARRAY_SUCCESS) then
+      do i = 1, len(value)
+        if (v(i) == c_null_char) exit
+        value(i:i) = v(i)
+      end do
+    end if
+    call done(rc, ierr, 'darray_file_get_hint', fp=f%p)
+  end subroutine darray_file_get_hint
+
+  ! ---- storage advisor ----------------------------------------------------------
+
+  ! The consumers as C structs; names(:, i) holds consumer i's name.
+  subroutine to_c_consumers(consumers, cc, names)
+    type(darray_consumer_t), intent(in) :: consumers(:)
+    type(c_consumer_t), intent(out) :: cc(:)
+    character(kind=c_char), intent(inout), target :: names(:, :)
+    integer :: i, j, n
+    do i = 1, size(consumers)
+      n = len_trim(consumers(i)%name)
+      do j = 1, n
+        names(j, i) = consumers(i)%name(j:j)
+      end do
+      names(n + 1, i) = c_null_char
+      cc(i)%name = c_loc(names(1, i))
+      cc(i)%weight = consumers(i)%weight
+      cc(i)%nprocs = int(consumers(i)%nprocs, c_int)
+      cc(i)%dist = int(consumers(i)%dist, c_int)
+      cc(i)%dargs = consumers(i)%dargs
+      cc(i)%psizes = int(consumers(i)%psizes, c_int)
+    end do
+  end subroutine to_c_consumers
+
+  subroutine from_c_advice(ca, advice)
+    type(c_advice_t), intent(in) :: ca
+    type(darray_advice_t), intent(out) :: advice
+    advice%perm = ca%perm + 1
+    advice%conforming_weight = ca%conforming_weight
+    advice%collective_weight = ca%collective_weight
+    advice%total_weight = ca%total_weight
+    advice%weighted_runs = ca%weighted_runs
+    advice%ncandidates = ca%ncandidates
+    advice%all_orders = ca%all_orders /= 0
+  end subroutine from_c_advice
+
+  !> Recommend the storage order of a dataset (gsizes, esize bytes per
+  !> element) from its consumers; verdicts(i) is consumer i's verdict under
+  !> it (at least size(consumers) entries).
+  subroutine darray_advise_storage(gsizes, esize, consumers, advice, &
+      verdicts, ierr)
+    integer(int64), intent(in) :: gsizes(:), esize
+    type(darray_consumer_t), intent(in) :: consumers(:)
+    type(darray_advice_t), intent(out) :: advice
+    type(darray_consumer_verdict_t), intent(out), optional :: verdicts(:)
+    integer, intent(out), optional :: ierr
+    type(c_consumer_t) :: cc(max(1, size(consumers)))
+    character(kind=c_char), target :: names(65, max(1, size(consumers)))
+    type(darray_consumer_verdict_t) :: v(max(1, size(consumers)))
+    type(c_advice_t) :: ca
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    if (present(verdicts)) call check_len(rc, note, &
+      int(size(consumers), c_int), 'verdicts', size(verdicts), .true.)
+    if (rc == DARRAY_SUCCESS) then
+      call to_c_consumers(consumers, cc, names)
+      rc = c_advise_storage(int(size(gsizes), c_int), gsizes, esize, &
+        int(size(consumers), c_int), cc, ca, v)
+    end if
+    if (rc == DARRAY_SUCCESS) then
+      call from_c_advice(ca, advice)
+      if (present(verdicts)) verdicts(1:size(consumers)) = v(1:size(consumers))
+    end if
+    call done_a(rc, ierr, 'darray_advise_storage', darray_t(), note)
+  end subroutine darray_advise_storage
+
+  !> Evaluate one storage order, perm = dimensions 1..ndims slowest first.
+  subroutine darray_advise_order(gsizes, esize, consumers, perm, advice, &
+      verdicts, ierr)
+    integer(int64), intent(in) :: gsizes(:), esize
+    type(darray_consumer_t), intent(in) :: consumers(:)
+    integer, intent(in) :: perm(:)
+    type(darray_advice_t), intent(out) :: advice
+    type(darray_consumer_verdict_t), intent(out), optional :: verdicts(:)
+    integer, intent(out), optional :: ierr
+    type(c_consumer_t) :: cc(max(1, size(consumers)))
+    character(kind=c_char), target :: names(65, max(1, size(consumers)))
+    type(darray_consumer_verdict_t) :: v(max(1, size(consumers)))
+    type(c_advice_t) :: ca
+    integer(c_int) :: rc, p(DARRAY_MAX_DIMS)
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    call check_len(rc, note, int(size(gsizes), c_int), 'perm', size(perm))
+    if (present(verdicts)) call check_len(rc, note, &
+      int(size(consumers), c_int), 'verdicts', size(verdicts), .true.)
+    if (rc == DARRAY_SUCCESS) then
+      p = -1
+      p(1:size(perm)) = int(perm - 1, c_int)
+      call to_c_consumers(consumers, cc, names)
+      rc = c_advise_order(int(size(gsizes), c_int), gsizes, esize, &
+        int(size(consumers), c_int), cc, p, ca, v)
+    end if
+    if (rc == DARRAY_SUCCESS) then
+      call from_c_advice(ca, advice)
+      if (present(verdicts)) verdicts(1:size(consumers)) = v(1:size(consumers))
+    end if
+    call done_a(rc, ierr, 'darray_advise_order', darray_t(), note)
+  end subroutine darray_advise_order
+
+  !> Print the advisor's reasoning to unit (default: output_unit).
+  subroutine darray_advise_report(gsizes, esize, consumers, unit, ierr)
+    integer(int64), intent(in) :: gsizes(:), esize
+    type(darray_consumer_t), intent(in) :: consumers(:)
+    integer, intent(in), optional :: unit
+    integer, intent(out), optional :: ierr
+    type(c_consumer_t) :: cc(max(1, size(consumers)))
+    character(kind=c_char), target :: names(65, max(1, size(consumers)))
+    type(c_ptr) :: text
+    integer(c_int64_t) :: n
+    integer(c_int) :: rc
+    integer :: u
+    u = output_unit
+    if (present(unit)) u = unit
+    call to_c_consumers(consumers, cc, names)
+    rc = c_advise_report(int(size(gsizes), c_int), gsizes, esize, &
+      int(size(consumers), c_int), cc, text, n)
+    call put_text(text, n, u)
+    call done(rc, ierr, 'darray_advise_report')
+  end subroutine darray_advise_report
+
+end module darrayio
