@@ -619,7 +619,12 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    defaults 4 MiB and 512 KiB);
  *  - `cb_buffer_size` (bytes, default 4 MiB, at most 1 GiB): bounds all
  *    temporary memory of a two-phase call on each process; `cb_nodes`
- *    (number of aggregators, default: every process); `striping_unit`
+ *    (number of aggregators, default: every process); these two share
+ *    ROMIO's names but not its defaults (16 MiB, one aggregator per
+ *    node): darrayio's buffer bounds *all* of a process's temporary
+ *    memory, not one buffer of it, and every process aggregates because
+ *    its file domains need no list exchange, so more aggregators cost no
+ *    metadata; `striping_unit`
  *    (bytes; file domain boundaries are aligned to it when set);
  *    `darray_cb_image_piece` (bytes, default 256): when the pieces of the
  *    access are shorter than this on average, an aggregator copies them
@@ -940,7 +945,12 @@ DARRAY_API int darray_file_reset_stats(darray_file_t f);
 
 /**
  * The value a hint has on an open file after defaults, \p info and
- * `DARRAYIO_HINTS` were applied (local).
+ * `DARRAYIO_HINTS` were applied, as the file uses it (local): a value that
+ * leaves the choice to the library reads back as the choice (`cb_nodes`
+ * = 0, or more than the file's processes, reads back as the number of
+ * processes, each of which aggregates), and buffer sizes as lowered by
+ * `darray_temp_limit`. `DARRAYIO_PRINT_HINTS=1` in the environment makes
+ * rank 0 print every hint in effect on stderr when a file opens.
  * \param f the file
  * \param key a hint name, such as "cb_buffer_size"
  * \param[out] value buffer for the value as text
@@ -953,6 +963,19 @@ DARRAY_API int darray_file_reset_stats(darray_file_t f);
  */
 DARRAY_API int darray_file_get_hint(darray_file_t f, const char *key, char *value,
                          int len);
+
+/**
+ * Every hint in effect on an open file, as a new MPI_Info (local, like
+ * MPI_File_get_info): one key per hint, with the value
+ * darray_file_get_hint() gives. The caller frees it with MPI_Info_free().
+ * \param f the file
+ * \param[out] info the new info object (MPI_INFO_NULL on failure)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p info is NULL
+ * \retval DARRAY_EMPI an MPI_Info call failed, or MPI is not running
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
 
 /** @} */
 

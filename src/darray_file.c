@@ -82,6 +82,36 @@ static int open_args(darray_file_t f, const char *path, int mode,
   return rc;
 }
 
+/* Every hint in effect as "key=value" pairs joined by sep, into buf. */
+static void hints_text(const darray_hints_t *h, const char *sep, char *buf,
+                       size_t n) {
+  size_t k = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < darray__hints_count() && k < n; i++) {
+    char v[64];
+    darray__hints_get(h, darray__hints_key(i), v, sizeof v);
+    k += (size_t)snprintf(buf + k, n - k, "%s%s=%s", i ? sep : "",
+                          darray__hints_key(i), v);
+  }
+}
+
+/* The hints as the file uses them: a value that means "chosen by the
+ * library" (cb_nodes = 0, or more aggregators than processes) becomes the
+ * choice, so that darray_file_get_hint and darray_file_get_info answer
+ * with what is in effect. DARRAYIO_PRINT_HINTS=1: rank 0 prints them. */
+static void settle_hints(darray_file_t f, const char *path) {
+  darray_hints_t *h = &f->hints;
+  if (h->cb_nodes <= 0 || h->cb_nodes > f->nprocs)
+    h->cb_nodes = f->nprocs; /* twophase: every process aggregates */
+  const char *pr = getenv("DARRAYIO_PRINT_HINTS");
+  if (pr == NULL || pr[0] == '\0' || strcmp(pr, "0") == 0 || f->rank != 0)
+    return;
+  char text[2048], sp[DARRAY_PATH_SHOWN + 8];
+  hints_text(h, ", ", text, sizeof text);
+  fprintf(stderr, "darrayio: hints of '%s' (%d processes): %s\n",
+          darray__short_path(path, sp, sizeof sp), f->nprocs, text);
+}
+
 /* What a synchronization costs (wait.c), unless darray_cb_cycle_ns was
  * given: the value kept from an earlier open, or measured by every process
  * (the open's first agreement decided which, the same everywhere) before
@@ -218,6 +248,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   }
   f->id = darray__next_id();
   f->magic = DARRAY_MAGIC_FILE;
+  settle_hints(f, path);
   *out = f;
   return DARRAY_SUCCESS;
 }
@@ -303,4 +334,28 @@ const char *darray_errmsg(darray_t a) {
   if (a == NULL || a->magic != DARRAY_MAGIC_ARRAY)
     return darray__errbuf_nohandle();
   return a->errmsg;
+}
+
+int darray_file_get_info(darray_file_t f, MPI_Info *info) {
+  int rc = darray__file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (info == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "info is NULL");
+  *info = MPI_INFO_NULL;
+  rc = darray__mpi_ready(f->errmsg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (MPI_Info_create(info) != MPI_SUCCESS)
+    return darray__err(f->errmsg, DARRAY_EMPI, "MPI_Info_create failed");
+  for (int i = 0; i < darray__hints_count(); i++) {
+    char v[64];
+    darray__hints_get(&f->hints, darray__hints_key(i), v, sizeof v);
+    if (MPI_Info_set(*info, darray__hints_key(i), v) != MPI_SUCCESS) {
+      MPI_Info_free(info);
+      return darray__err(f->errmsg, DARRAY_EMPI, "MPI_Info_set('%s') failed",
+                         darray__hints_key(i));
+    }
+  }
+  return DARRAY_SUCCESS;
 }
