@@ -540,6 +540,9 @@ static void bad_specs(ctx_t *c) {
 
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
+  if (!tu_fault_injection())
+    return tu_skip("built without --enable-fault-injection: DARRAYIO_FAULT "
+                   "is ignored");
   ctx_t c = {0};
   c.P = tu_nprocs();
   c.me = tu_rank();

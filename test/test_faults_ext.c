@@ -724,7 +724,7 @@ static void sweep_target(ctx_t *c, int s, int t,
         one_fault(c, &ft, tdry);
       }
     }
-  if (posix && phase_wanted(c, s, PH_CLOSE)) {
+  if (posix && phase_wanted(c, s, PH_CLOSE) && tu_fault_injection()) {
     fault_t ft = {FW_NKINDS, t, 0, 1, -1, false};
     one_fault(c, &ft, tdry);
   }

@@ -3,6 +3,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* DARRAY_FAULT_INJECTION */
+#endif
 #include "testutil.h"
 
 #include <errno.h>
@@ -348,4 +351,12 @@ MPI_Info tu_info(const char *hints) {
   }
   free(copy);
   return info;
+}
+
+bool tu_fault_injection(void) {
+#ifdef DARRAY_FAULT_INJECTION
+  return true;
+#else
+  return false;
+#endif
 }

@@ -25,6 +25,7 @@
 #define DARRAYIO_TESTUTIL_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,9 @@ int tu_skip(const char *why);
  * by not running. Call it on every rank alike. */
 void tu_skip_part(const char *what, const char *why);
 
+/* Whether the library was built to honour DARRAYIO_FAULT (configure
+ * --enable-fault-injection); tests that inject faults skip without it. */
+bool tu_fault_injection(void);
 int tu_rank(void);   /* rank in MPI_COMM_WORLD */
 int tu_nprocs(void); /* size of MPI_COMM_WORLD */
 /* Failures counted on this rank so far. */

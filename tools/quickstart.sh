@@ -148,7 +148,7 @@ summarize() {
 # The build of `test` with its test programs, made if it is not there.
 ensure_build() {
   if [ ! -f "$build/Makefile" ]; then
-    (ensure_packages && build_tree --enable-werror "$@") || return 1
+    (ensure_packages && build_tree --enable-werror --enable-fault-injection "$@") || return 1
   fi
   make -C "$build" -j"$jobs" check TESTS= >/dev/null
 }
@@ -180,7 +180,7 @@ cmd_valgrind() {
 
 cmd_sanitize() {
   build=${SAN_BUILD_DIR:-$here/_build-san}
-  if ! (ensure_packages && build_tree --enable-werror --enable-sanitizers "$@") ||
+  if ! (ensure_packages && build_tree --enable-werror --enable-fault-injection --enable-sanitizers "$@") ||
      ! make -C "$build" -j"$jobs" check TESTS= >/dev/null; then
     echo "set-up or sanitizer build failed; no tests were run"
     echo "0 passed, 1 failed"
@@ -212,7 +212,7 @@ cmd_openmpi() {
   # directory, so it finds the generic libmpi.so, which the alternatives
   # may point at MPICH: name the directory.
   if ! (ensure_packages libopenmpi-dev openmpi-bin) ||
-     ! (build_tree --enable-werror CC=mpicc.openmpi FC=mpifort.openmpi \
+     ! (build_tree --enable-werror --enable-fault-injection CC=mpicc.openmpi FC=mpifort.openmpi \
           LDFLAGS="-L$(mpicc.openmpi --showme:libdirs)" \
           MPIEXEC="$(command -v $ompi_mpiexec)" "$@") ||
      ! make -C "$build" -j"$jobs" check TESTS= >/dev/null; then
@@ -232,7 +232,7 @@ cmd_test() {
   # A failed set-up or build counts as one failure, so the last line and the
   # exit status still say that the tests did not pass. Doxygen is one of
   # the packages: test/doc.sh checks that `make doc` has no warning.
-  if ! (ensure_packages && build_tree --enable-werror --enable-doxygen "$@"); then
+  if ! (ensure_packages && build_tree --enable-werror --enable-fault-injection --enable-doxygen "$@"); then
     echo "set-up or build failed; no tests were run"
     echo "0 passed, 1 failed"
     return 1

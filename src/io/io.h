@@ -101,6 +101,9 @@ enum {
  * DARRAY_EHINT (message in msg) for a malformed specification. */
 DARRAY_HIDDEN int darray__io_fault_setup(io_file_t *f, int rank, char *msg,
                                          size_t msglen);
+/* Whether this build honours DARRAYIO_FAULT (configure
+ * --enable-fault-injection); without it setup ignores the variable. */
+DARRAY_HIDDEN bool darray__io_fault_built(void);
 /* Release the fault state (f->sys goes back to libc). */
 DARRAY_HIDDEN void darray__io_fault_free(io_file_t *f);
 /* Calls of one DARRAY_IO_FOP_* kind since open, and faults injected;

@@ -34,6 +34,11 @@
  *
  * The state lives in the file handle: counters start at zero at each open,
  * and nothing is shared between handles or threads.
+ *
+ * Only a build configured with --enable-fault-injection honours the
+ * variable (DARRAY_FAULT_INJECTION); any other ignores it, so that a
+ * stray setting cannot break a production run. The parser is built either
+ * way (its fuzz target and darray__io_fault_check_spec use it).
  */
 #define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
 #include "io/io.h"
@@ -231,6 +236,7 @@ static int parse_spec(const char *spec, int rank, struct io_fault *st,
   return rc;
 }
 
+#ifdef DARRAY_FAULT_INJECTION
 /* ---- the system calls ---------------------------------------------------- */
 
 /* Count a call of kind op and return the error to inject: 0 for none, an
@@ -366,9 +372,12 @@ static const io_sys_t fault_sys = {fault_open,   fault_pread,   fault_pwrite,
 
 /* ---- set-up and queries -------------------------------------------------- */
 
+#endif /* DARRAY_FAULT_INJECTION */
+
 int darray__io_fault_setup(io_file_t *f, int rank, char *msg, size_t msglen) {
   f->sys = &darray__io_sys_libc;
   f->fault = NULL;
+#ifdef DARRAY_FAULT_INJECTION
   const char *spec = getenv("DARRAYIO_FAULT");
   if (spec == NULL || spec[0] == '\0')
     return DARRAY_SUCCESS;
@@ -382,6 +391,9 @@ int darray__io_fault_setup(io_file_t *f, int rank, char *msg, size_t msglen) {
   }
   f->fault = st;
   f->sys = &fault_sys;
+#else
+  (void)rank, (void)msg, (void)msglen; /* the variable is ignored */
+#endif
   return DARRAY_SUCCESS;
 }
 
@@ -395,6 +407,14 @@ int64_t darray__io_fault_calls(const io_file_t *f, int op) {
   if (f->fault == NULL || op < 0 || op >= DARRAY_IO_FOP_N)
     return -1;
   return f->fault->calls[op];
+}
+
+bool darray__io_fault_built(void) {
+#ifdef DARRAY_FAULT_INJECTION
+  return true;
+#else
+  return false;
+#endif
 }
 
 int64_t darray__io_fault_injected(const io_file_t *f) {
