@@ -42,7 +42,7 @@ die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat <<'EOF'
-usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi [configure options...]
+usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi|dist [configure options...]
   demo      install what is missing, build, run examples/dist3d on 2 processes
   test      install what is missing, build with --enable-werror, run make check
   long      make check-long (4 GiB arrays) in the build of `test`
@@ -51,6 +51,9 @@ usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi [config
   fuzz      build the fuzz targets and run each for FUZZ_SECONDS (20) seconds
   openmpi   install Open MPI if missing, build with its wrappers in
             _build-openmpi and run make check there
+  dist      make distcheck in the build of `test` (the tarball builds and
+            passes make check on its own), and check that the tarball
+            holds every file the README and the header cite
 EOF
 }
 
@@ -228,6 +231,51 @@ cmd_openmpi() {
   summarize "$build/test-suite.log" $?
 }
 
+# The files the README and the public header cite by path, that exist in
+# the tree (a path in prose is one of the project's rooms followed by a
+# file name).
+cited_files() {
+  grep -ohE '(doc|examples|tools|bench|fuzz|test|include|src|fortran)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' \
+    "$here/README.md" "$here/include/darrayio.h" | sort -u |
+    while read -r p; do [ -f "$here/$p" ] && echo "$p"; done
+}
+
+cmd_dist() {
+  if ! ensure_build "$@"; then
+    echo "set-up or build failed; no tests were run"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  local pass=0 fail=0 cc mpiexec
+  cc=$(sed -n 's/^CC = //p' "$build/Makefile")
+  mpiexec=$(sed -n 's/^MPIEXEC = //p' "$build/Makefile")
+  say "make distcheck (CC=$cc)"
+  if make -C "$build" distcheck \
+       DISTCHECK_CONFIGURE_FLAGS="--enable-werror --enable-fault-injection CC=$cc MPIEXEC=$mpiexec"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+  fi
+  local tarball missing=0
+  tarball=$(ls -t "$build"/darrayio-*.tar.gz 2>/dev/null | head -n 1)
+  if [ -n "$tarball" ]; then
+    local listing
+    listing=$(tar tzf "$tarball" | sed 's#^[^/]*/##')
+    for p in $(cited_files); do
+      if ! printf '%s\n' "$listing" | grep -qxF "$p"; then
+        echo "not in $(basename "$tarball"): $p (cited by the README or the header)"
+        missing=$((missing + 1))
+      fi
+    done
+  else
+    echo "no tarball in $build"
+    missing=1
+  fi
+  if [ "$missing" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
+
 cmd_test() {
   # A failed set-up or build counts as one failure, so the last line and the
   # exit status still say that the tests did not pass. Doxygen is one of
@@ -286,6 +334,7 @@ case ${1:-} in
   sanitize) shift; cmd_sanitize "$@" ;;
   fuzz) shift; cmd_fuzz "$@" ;;
   openmpi) shift; cmd_openmpi "$@" ;;
+  dist) shift; cmd_dist "$@" ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac
