@@ -175,8 +175,10 @@ static int write_phase(bench_t *b, mstate_t *s, int salt, double *t,
   if (bench_pretouch(b, phase_bytes(b)) != 0)
     return ST_FAILED;
   int st = phase(b, s, 1, salt, t, c);
-  if (st == ST_OK && s->m->dataset && check_dataset(s, &base) != 0)
+  if (st == ST_OK && s->m->dataset && check_dataset(s, &base) != 0) {
+    complain(b, s);
     st = ST_VERIFY;
+  }
   if (st == ST_OK && bench_check_file(b, s->path, base, salt) != 0)
     st = ST_VERIFY;
   return st;
