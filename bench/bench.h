@@ -143,6 +143,7 @@ typedef struct method {
   void (*stats)(bench_t *b, mstate_t *s, int write, counters_t *c);
   const char *hints; /* variants "darrayio-X@k=v;...": their own hints,
                         after --hints */
+  int dataset; /* 1: the file is a .npz dataset, the array member "u" */
 } method_t;
 
 /* One measurement: a method and an operation, over all runs. */
@@ -180,7 +181,10 @@ void bench_fill_share(const pattern_t *p, void *buf, int64_t lo, int64_t hi,
 int64_t bench_check_share(const pattern_t *p, const void *buf, int64_t lo,
                           int64_t hi, int dump, int salt, int rank);
 int bench_runs(const pattern_t *p, run_fn fn, void *ctx);
-int64_t bench_check_file(const bench_t *b, const char *path, int salt);
+/* The file's elements from byte base on (a dataset member's data; 0 for
+ * raw files, whose length is checked too) against the closed form. */
+int64_t bench_check_file(const bench_t *b, const char *path, int64_t base,
+                         int salt);
 
 /* bench_methods.c */
 extern const method_t bench_methods[];

@@ -217,7 +217,8 @@ int bench_runs(const pattern_t *p, run_fn fn, void *ctx) {
 
 /* Each rank checks a contiguous share of the file, rank 0 its size.
  * Returns the number of wrong elements, summed over ranks. */
-int64_t bench_check_file(const bench_t *b, const char *path, int salt) {
+int64_t bench_check_file(const bench_t *b, const char *path, int64_t base,
+                         int salt) {
   const pattern_t *p = &b->p;
   int64_t total = p->ndumps * p->dump_elems, bad = 0, chunk = 1 << 20;
   int64_t share = (total + b->nprocs - 1) / b->nprocs;
@@ -227,15 +228,16 @@ int64_t bench_check_file(const bench_t *b, const char *path, int salt) {
   int fd = open(path, O_RDONLY);
   struct stat st;
   if (fd < 0 || buf == NULL || fstat(fd, &st) != 0 ||
-      (b->rank == 0 && st.st_size != total * p->esize)) {
+      (b->rank == 0 && base == 0 && st.st_size != total * p->esize) ||
+      st.st_size < base + total * p->esize) {
     fprintf(stderr, "darrayio-bench: %s: missing or %lld bytes long, "
-            "expected %lld\n", path, fd < 0 ? -1LL : (long long)st.st_size,
-            (long long)(total * p->esize));
+            "expected %s%lld\n", path, fd < 0 ? -1LL : (long long)st.st_size,
+            base ? "at least " : "", (long long)(base + total * p->esize));
     bad = 1;
   }
   for (int64_t at = lo; at < hi && bad == 0; at += chunk) {
     int64_t n = hi - at < chunk ? hi - at : chunk;
-    if (bench_pread_all(fd, buf, n * p->esize, at * p->esize) != 0)
+    if (bench_pread_all(fd, buf, n * p->esize, base + at * p->esize) != 0)
       bad = 1;
     else
       bad = check_stretch(p, buf, at, at + n, 0, salt, b->rank);

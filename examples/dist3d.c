@@ -18,9 +18,17 @@
  *   -g PxQxR        process grid; 0 entries are chosen (default 0x0x0)
  *   --ops LIST      write, read or write,read (default write,read)
  *   --reps K        repetitions of each phase (default 1)
- *   --file PATH     the file (default ./dist3d.dat, removed at the end)
+ *   --file PATH     the file (default ./dist3d.dat, removed at the end);
+ *                   a name ending in .npy is a NumPy file, in .npz a NumPy
+ *                   archive with the array named "u" (darray_dataset_open),
+ *                   any other a raw file, as MPI-IO writes it
  *   --keep          do not remove the file
  *   --hints K=V;... hints passed in an MPI_Info (see darray_file_open)
+ *
+ * The array in a .npy/.npz file opens in Python (element (i,j,k) is
+ * 7*((i*N + j)*N + k) + the last repetition's number):
+ *   mpiexec -n 4 examples/dist3d -n 64 --file u.npz --keep
+ *   python3 -c 'import numpy; u = numpy.load("u.npz")["u"]; print(u[1,2,3])'
  *
  * Prints, from rank 0: the grid, then one line per phase and repetition
  *   write  rep 0: 67108864 bytes in 0.0213 s = 3004.6 MiB/s
@@ -139,6 +147,38 @@ static void report(const char *op, int rep, int64_t bytes, double t) {
          bytes, t, (double)bytes / (1 << 20) / (t > 0 ? t : 1e-9));
 }
 
+/* Whether path ends in suffix. */
+static int ends_with(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && !strcmp(path + n - k, suffix);
+}
+
+/* The file by its suffix: a dataset whose member "u" is bound to a
+ * (created whole when writing, the existing member when only reading), or
+ * a raw file. 0, or 2 after printing the error. */
+static int open_file(const options_t *o, darray_t a, MPI_Info info,
+                     darray_file_t *f) {
+  int npy = ends_with(o->file, ".npy"), npz = ends_with(o->file, ".npz");
+  int rc;
+  if (!npy && !npz) {
+    rc = darray_file_open(MPI_COMM_WORLD, o->file,
+                          DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info, f);
+    return rc ? fail(rc, "darray_file_open", darray_errmsg(NULL)) : 0;
+  }
+  int mode = o->do_write
+                 ? DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC
+                 : DARRAY_MODE_RDONLY;
+  rc = darray_dataset_open(MPI_COMM_WORLD, o->file, mode, info, f);
+  if (rc)
+    return fail(rc, "darray_dataset_open", darray_errmsg(NULL));
+  if ((rc = darray_define(*f, npz ? "u" : NULL, a)) != 0) {
+    fail(rc, "darray_define", darray_file_errmsg(*f));
+    darray_file_close(f);
+    return 2;
+  }
+  return 0;
+}
+
 static int run(const options_t *o, int rank) {
   int64_t g[3] = {o->n, o->n, o->n}, nbytes, bytes = o->n * o->n * o->n * 4;
   darray_t a;
@@ -156,12 +196,11 @@ static int run(const options_t *o, int rank) {
            ps[0], ps[1], ps[2], bytes);
   int32_t *buf = malloc(nbytes > 0 ? (size_t)nbytes : 1);
   MPI_Info info = make_info(o->hints);
-  rc = darray_file_open(MPI_COMM_WORLD, o->file,
-                        DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info, &f);
+  rc = open_file(o, a, info, &f);
   if (info != MPI_INFO_NULL)
     MPI_Info_free(&info);
   if (rc)
-    return fail(rc, "darray_file_open", darray_errmsg(NULL));
+    return rc;
   int64_t bad = 0;
   for (int r = 0; r < o->reps && rc == 0; r++) {
     if (o->do_write) {
@@ -191,7 +230,8 @@ static int run(const options_t *o, int rank) {
       bad += sweep(a, o->n, buf, o->do_write ? r : 0, 1);
     }
   }
-  darray_file_close(&f);
+  if ((rc = darray_file_close(&f)) != 0) /* a dataset's headers */
+    return fail(rc, "darray_file_close", darray_errmsg(NULL));
   darray_free(&a);
   free(buf);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);

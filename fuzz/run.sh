@@ -6,7 +6,8 @@
 # Targets (default: all): fuzz_hints (DARRAYIO_HINTS, MPI_Info values and
 # DARRAYIO_FAULT parsers), fuzz_desc (the description validator), fuzz_xfer
 # (whole transfers on one process against a model of the file), fuzz_plan
-# (darray_explain and the storage advisor). Each runs SECONDS seconds
+# (darray_explain and the storage advisor), fuzz_format (the .npy header
+# parser and the .npz reader on files in memory). Each runs SECONDS seconds
 # (default 20; CI passes FUZZ_SECONDS) from the seeds in fuzz/corpus/TARGET,
 # after replaying the inputs of past findings in fuzz/regressions/TARGET
 # (a finding that is not fixed fails its target at once); inputs that found
@@ -35,7 +36,7 @@ while getopts "t:o:" opt; do
 done
 shift $((OPTIND - 1))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hints fuzz_desc fuzz_xfer fuzz_plan)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hints fuzz_desc fuzz_xfer fuzz_plan fuzz_format)
 mkdir -p "$out/obj" || exit 1
 
 say() { printf '==> %s\n' "$*"; }

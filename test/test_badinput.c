@@ -586,6 +586,8 @@ static int run_advise(env_t *e, const void *arg) {
 /* ---- the catalogue --------------------------------------------------------
  */
 
+#include "badinput_dataset.h" /* hostile .npz/.npy files: run_dataset */
+
 static const row_t rows[] = {
     /* creating a description */
     {"gsizes is NULL", run_desc,
@@ -873,6 +875,43 @@ static const row_t rows[] = {
      INTS(2147483647), DARRAY_EGRID, "consumers[0] (big): nprocs"},
     {"advisor: a consumer on 2^24 + 1 processes", run_advise,
      INTS((1 << 24) + 1), DARRAY_EGRID, "DARRAY_ADVISE_MAX_NPROCS"},
+    /* hostile datasets (badinput_dataset.h): every rank gets the code */
+    {".npz cut inside its end record", run_dataset, DS(DS_TRUNC_END),
+     DARRAY_EFORMAT, "no end of central directory"},
+    {".npz cut in the middle of its members", run_dataset, DS(DS_TRUNC_HALF),
+     DARRAY_EFORMAT, "no end of central directory"},
+    {".npz of zero bytes", run_dataset, DS(DS_EMPTY), DARRAY_EFORMAT,
+     "too short"},
+    {".npz central directory past the end of the file", run_dataset,
+     DS(DS_CD_OUTSIDE), DARRAY_EFORMAT, "outside the file"},
+    {".npz central directory larger than the file", run_dataset,
+     DS(DS_CD_SIZE), DARRAY_EFORMAT, "outside the file"},
+    {".npz with 65534 entries in a directory of three", run_dataset,
+     DS(DS_COUNT), DARRAY_EFORMAT, "disagree"},
+    {".npz local header inside the central directory", run_dataset,
+     DS(DS_LH_OUTSIDE), DARRAY_EFORMAT, "outside the members"},
+    {".npz member named '/'", run_dataset, DS(DS_NAME_SLASH), DARRAY_EFORMAT,
+     "entry name '/'"},
+    {".npz member named '..'", run_dataset, DS(DS_NAME_DOTDOT),
+     DARRAY_EFORMAT, "entry name '..'"},
+    {".npz members that overlap", run_dataset, DS(DS_OVERLAP), DARRAY_EFORMAT,
+     "overlap"},
+    {".npz compressed member", run_dataset, DS(DS_COMPRESSED), DARRAY_ENOTSUP,
+     "compressed"},
+    {".npz member of shape (2^62, 4)", run_dataset, DS(DS_SHAPE_HUGE),
+     DARRAY_EFORMAT, "overflow 64 bits"},
+    {".npz member of shape (-8,)", run_dataset, DS(DS_SHAPE_NEG),
+     DARRAY_EFORMAT, "shape is not a tuple of integers"},
+    {".npz member of 9 dimensions", run_dataset, DS(DS_SHAPE_9D),
+     DARRAY_ENOTSUP, "more than 8 dimensions"},
+    {".npz member whose .npy header says 65535 bytes", run_dataset,
+     DS(DS_HDR_LEN), DARRAY_EFORMAT, "(65545 bytes with the prefix)"},
+    {".npy version 2 with a 2^31-byte header", run_dataset,
+     DS(DS_NPY_V2_HUGE), DARRAY_EFORMAT, "more than"},
+    {".npy cut inside its data", run_dataset, DS(DS_NPY_TRUNC),
+     DARRAY_EFORMAT, "truncated"},
+    {".npy without its magic", run_dataset, DS(DS_NPY_NOT), DARRAY_EFORMAT,
+     "magic"},
 };
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
 
@@ -982,7 +1021,7 @@ int main(int argc, char **argv) {
   e.me = tu_rank();
   unsetenv("DARRAYIO_HINTS");
   unsetenv("DARRAYIO_FAULT");
-  if (!make_files(&e))
+  if (!make_files(&e) || !ds_make(e.dir))
     return tu_finish();
   int tried = 0;
   for (int i = 0; i < NROWS; i++)
@@ -991,6 +1030,7 @@ int main(int argc, char **argv) {
     printf("test_badinput: P=%d: %d rows, %d inputs tried, %d not "
            "applicable here\n",
            e.P, NROWS, tried, NROWS - tried);
+  ds_remove();
   remove_files(&e);
   return tu_finish();
 }

@@ -19,7 +19,8 @@
 
 static void crc_pieces(uint64_t seed, int64_t n) {
   unsigned char *ref = calloc((size_t)n + 1, 1);
-  crc_acc_t acc[4] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+  crc_acc_t acc[4] = {DARRAY_CRC_ACC_INIT, DARRAY_CRC_ACC_INIT,
+                       DARRAY_CRC_ACC_INIT, DARRAY_CRC_ACC_INIT};
   for (int64_t pos = 0, k = 0; pos < n; k++) {
     int64_t len = 1 + (int64_t)(tu_value(seed, 2 * k) % 3000);
     int owner = (int)(tu_value(seed, 2 * k + 1) % 5); /* 4: a hole */
@@ -59,6 +60,81 @@ static void crc_tests(void) {
   int64_t a = INT64_C(5) << 30, b = INT64_C(3) << 31;
   TU_EQ_U64(darray__crc_shift(c, a + b),
             darray__crc_shift(darray__crc_shift(c, a), b));
+}
+
+/* ---- the CRC register by carry-less multiplication (crc_clmul.c) */
+
+#define POLY UINT64_C(0x104c11db7) /* P, highest power first */
+
+/* x^e mod P, bit at a time, highest power first. */
+static uint64_t xpow_mod(int e) {
+  uint64_t r = 1;
+  for (int i = 0; i < e; i++) {
+    r <<= 1;
+    if (r >> 32 & 1)
+      r ^= POLY;
+  }
+  return r;
+}
+
+/* The n low bits of v in reverse order: refl_n. */
+static uint64_t reflect(uint64_t v, int n) {
+  uint64_t r = 0;
+  for (int i = 0; i < n; i++)
+    r |= (v >> i & 1) << (n - 1 - i);
+  return r;
+}
+
+/* The folding constants, recomputed from the polynomial. */
+static void clmul_constants(void) {
+  static const int e[6] = {575, 511, 191, 127, 95, 63};
+  for (int i = 0; i < 6; i++)
+    TU_EQ_U64(darray__crc_clmul_k[i], reflect(xpow_mod(e[i]), 32) << 32);
+  uint64_t num_hi = 1, q = 0, rem = 0; /* floor(x^64 / P), long division */
+  for (int i = 64; i >= 0; i--) {
+    rem = rem << 1 | (i == 64 ? num_hi : 0);
+    if (rem >> 32 & 1) {
+      rem ^= POLY;
+      q |= UINT64_C(1) << i;
+    }
+  }
+  TU_EQ_U64(darray__crc_clmul_k[6], reflect(q, 33));
+  TU_EQ_U64(darray__crc_clmul_k[7], reflect(POLY, 33));
+}
+
+/* One length at one alignment from one register, against zlib's crc32
+ * (its register is inverted before and after). */
+static void clmul_case(const unsigned char *buf, int64_t n, uint32_t r) {
+  uLong want = crc32_z(r ^ 0xffffffffu, buf, (z_size_t)n) ^ 0xffffffffu;
+  if (darray__crc_clmul_available())
+    TU_EQ_U64(darray__crc_feed_clmul(r, buf, n), want);
+  TU_EQ_U64(darray__crc_feed(r, buf, n), want);
+  TU_EQ_U64(darray__crc_feed_zlib(r, buf, n), want);
+}
+
+static void clmul_tests(void) {
+  int64_t big = INT64_C(3) << 20;
+  unsigned char *buf = malloc((size_t)big + 64);
+  tu_fill_bytes(buf, big + 64, 4242, 0);
+  clmul_constants();
+  if (!darray__crc_clmul_available())
+    printf("# no PCLMULQDQ here: the zlib path alone is checked\n");
+  for (int64_t n = 0; n <= 4096; n += n < 300 ? 1 : 1 + n % 61)
+    clmul_case(buf + n % 16, n, (uint32_t)tu_value(7, n));
+  for (int k = 0; k < 200; k++) {
+    int64_t n = (int64_t)(tu_value(9, k) % 4097);
+    clmul_case(buf + tu_value(11, k) % 64, n, (uint32_t)tu_value(13, k));
+  }
+  /* the product that shifts a register over a gap, against zlib's shift */
+  for (int k = 0; k < 64; k++) {
+    uint32_t c = (uint32_t)tu_value(17, k);
+    int64_t gap = 1 + (int64_t)(tu_value(19, k) % 100000);
+    TU_EQ_U64(darray__crc_mulmod(c, darray__crc_shift(UINT32_C(1) << 31, gap)),
+              darray__crc_shift(c, gap));
+  }
+  clmul_case(buf + 3, big + 7, 0);
+  clmul_case(buf, big, 0xffffffffu);
+  free(buf);
 }
 
 /* ---- memory "files": a head and a tail, zeros between */
@@ -354,6 +430,7 @@ static void zip64_test(void) {
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   crc_tests();
+  clmul_tests();
   npy_tests();
   zip_tests();
   zip64_test();

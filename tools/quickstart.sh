@@ -14,9 +14,9 @@
 #   tools/quickstart.sh sanitize  a second build with --enable-sanitizers
 #                                 (ASan + UBSan) in _build-san (SAN_BUILD_DIR
 #                                 overrides it), and its `make check`
-#   tools/quickstart.sh fuzz      fuzz/run.sh: each of the four fuzz
+#   tools/quickstart.sh fuzz      fuzz/run.sh: each of the five fuzz
 #                                 targets for FUZZ_SECONDS seconds
-#                                 (default 20: ~2 min with the build)
+#                                 (default 20: ~2.5 min with the build)
 #   tools/quickstart.sh openmpi   install Open MPI if missing, build with
 #                                 its wrappers (mpicc.openmpi,
 #                                 mpifort.openmpi) in _build-openmpi

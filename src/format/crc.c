@@ -28,6 +28,11 @@
 #define CRC_FEED_MAX 1024
 static const unsigned char zeros[CRC_FEED_MAX];
 
+/* The register after feeding p[0..n) from register r (no inversion). */
+static uint32_t feed(uint32_t r, const void *p, int64_t n) {
+  return darray__crc_feed(r, p, n);
+}
+
 #ifdef HAVE_ZLIB
 
 /* The longest shift one crc32_combine() call takes (z_off_t may be 32
@@ -42,19 +47,6 @@ uint32_t darray__crc_shift(uint32_t c, int64_t n) {
   return (uint32_t)r;
 }
 
-/* The register after feeding p[0..n) from register r (no inversion). */
-static uint32_t feed(uint32_t r, const void *p, int64_t n) {
-  uLong c = r ^ F32;
-  const unsigned char *b = p;
-  while (n > 0) { /* crc32_z's length is size_t; keep pieces modest */
-    int64_t k = n < (INT64_C(1) << 30) ? n : (INT64_C(1) << 30);
-    c = crc32_z(c, b, (z_size_t)k);
-    b += k;
-    n -= k;
-  }
-  return (uint32_t)c ^ F32;
-}
-
 uint32_t darray__crc_bytes(const void *p, int64_t n) {
   return feed(0, p, n) ^ darray__crc_zeros(n);
 }
@@ -64,11 +56,6 @@ uint32_t darray__crc_bytes(const void *p, int64_t n) {
 uint32_t darray__crc_shift(uint32_t c, int64_t n) {
   (void)n;
   return c;
-}
-static uint32_t feed(uint32_t r, const void *p, int64_t n) {
-  (void)p;
-  (void)n;
-  return r;
 }
 uint32_t darray__crc_bytes(const void *p, int64_t n) {
   (void)p;
@@ -82,11 +69,23 @@ uint32_t darray__crc_zeros(int64_t n) {
   return darray__crc_shift(F32, n) ^ F32;
 }
 
-/* Move the register across a gap of zeros. */
-static uint32_t skip(uint32_t r, int64_t gap) {
-  if (gap <= CRC_FEED_MAX)
-    return feed(r, zeros, gap);
-  return darray__crc_shift(r, gap);
+/* Move the register across a gap of zeros. While the gaps have one
+ * length (a process's runs of a regular distribution), by one product
+ * with x^(8 gap) mod P, computed at the first gap and kept in acc; once
+ * another length comes (acc->gap = -2), short gaps are fed as zeros and
+ * long ones shifted. */
+static uint32_t skip(crc_acc_t *acc, uint32_t r, int64_t gap) {
+  if (gap == 0)
+    return r;
+  if (acc->gap == -1) {
+    acc->gap = gap;
+    acc->xgap = darray__crc_shift(UINT32_C(0x80000000), gap); /* refl 1 */
+  }
+  if (gap == acc->gap)
+    return darray__crc_mulmod(r, acc->xgap);
+  acc->gap = -2;
+  return gap <= CRC_FEED_MAX ? feed(r, zeros, gap)
+                             : darray__crc_shift(r, gap);
 }
 
 void darray__crc_acc_add(crc_acc_t *acc, int64_t off, const void *p,
@@ -95,7 +94,7 @@ void darray__crc_acc_add(crc_acc_t *acc, int64_t off, const void *p,
     return;
   if (acc->r == 0) /* zeros before the first piece leave R at 0 */
     acc->pos = off;
-  acc->r = feed(skip(acc->r, off - acc->pos), p, n);
+  acc->r = feed(skip(acc, acc->r, off - acc->pos), p, n);
   acc->pos = off + n;
 }
 

@@ -111,7 +111,10 @@ DARRAY_HIDDEN uint32_t darray__crc_bytes(const void *p, int64_t n);
 typedef struct crc_acc {
   uint32_t r;  /* R of bytes [0, pos) with what was added in place */
   int64_t pos;
+  int64_t gap;   /* the last gap shifted over (-1: none yet) and */
+  uint32_t xgap; /* x^(8 gap) mod P: equal gaps cost one product each */
 } crc_acc_t;
+#define DARRAY_CRC_ACC_INIT {0, 0, -1, 0}
 /* Add n bytes at message offset off >= acc->pos. */
 DARRAY_HIDDEN void darray__crc_acc_add(crc_acc_t *acc, int64_t off,
                                        const void *p, int64_t n);
@@ -122,6 +125,22 @@ DARRAY_HIDDEN uint32_t darray__crc_acc_end(const crc_acc_t *acc,
  * data's length. */
 DARRAY_HIDDEN uint32_t darray__crc_member(uint32_t hdr_crc, uint32_t r,
                                           int64_t len);
+
+/* ---- crc_clmul.c: the CRC register (no inversion) after feeding n
+ * bytes from register r; by carry-less multiplication where the processor
+ * has it (darray__crc_feed picks), or by zlib. */
+DARRAY_HIDDEN uint32_t darray__crc_feed(uint32_t r, const void *p,
+                                        int64_t n);
+DARRAY_HIDDEN uint32_t darray__crc_feed_zlib(uint32_t r, const void *p,
+                                             int64_t n);
+/* Only where darray__crc_clmul_available(). */
+DARRAY_HIDDEN uint32_t darray__crc_feed_clmul(uint32_t r, const void *p,
+                                              int64_t n);
+DARRAY_HIDDEN bool darray__crc_clmul_available(void);
+/* a times b modulo the CRC polynomial, both reflected (bit 31: x^0). */
+DARRAY_HIDDEN uint32_t darray__crc_mulmod(uint32_t a, uint32_t b);
+/* The folding constants (crc_clmul.c), for the unit test. */
+DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[8];
 
 /* ---- format_crc.c */
 

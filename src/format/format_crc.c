@@ -29,7 +29,7 @@ static void strided_run(const struct darray_s *v, const layout_run_t *run,
 int darray__format_runs_crc(const struct darray_s *v, const char *buf,
                             int64_t data_off, int64_t data_len,
                             uint32_t *r) {
-  crc_acc_t acc = {0, 0};
+  crc_acc_t acc = DARRAY_CRC_ACC_INIT;
   *r = 0;
   if (v->nsec == 0 || v->local_count == 0)
     return DARRAY_SUCCESS;
@@ -65,7 +65,7 @@ int darray__format_readback_crc(struct darray_file_s *f,
   int64_t lo = q * f->rank + (f->rank < rem ? f->rank : rem);
   int64_t len = q + (f->rank < rem ? 1 : 0);
   int64_t cap = len < bufsize ? len : bufsize;
-  crc_acc_t acc = {0, 0};
+  crc_acc_t acc = DARRAY_CRC_ACC_INIT;
   *r = 0;
   char *b = cap > 0 ? malloc((size_t)cap) : NULL;
   if (cap > 0 && b == NULL)

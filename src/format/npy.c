@@ -341,8 +341,9 @@ static int prefix(const unsigned char *b, int64_t *pre, int64_t *total,
   }
   *total = *pre + h;
   if (*total > DARRAY_NPY_HEADER_MAX)
-    return darray__err(msg, DARRAY_EFORMAT, ".npy header length %lld is "
-                       "more than %d bytes", (long long)h,
+    return darray__err(msg, DARRAY_EFORMAT, ".npy header length %lld "
+                       "(%lld bytes with the prefix) is more than %d bytes",
+                       (long long)h, (long long)*total,
                        DARRAY_NPY_HEADER_MAX);
   return DARRAY_SUCCESS;
 }

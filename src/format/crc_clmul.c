@@ -1,0 +1,197 @@
+/*
+ * crc_clmul.c - the CRC-32 register (zlib's polynomial, reflected, no
+ * inversion) fed with bytes by carry-less multiplication (PCLMULQDQ) where
+ * the processor has it, else by zlib. zlib 1.2.13's crc32 runs at about
+ * 1.1 GB/s here, which made the CRC of a member cost more than half of
+ * writing it (issue #18); folding runs an order of magnitude faster
+ * (bench/README.md).
+ *
+ * The method is folding (as in Intel's white paper "Fast CRC Computation
+ * for Generic Polynomials Using PCLMULQDQ"). Notation: refl_n(Q) is the
+ * n-bit integer whose bit i is the coefficient of x^(n-1-i) of Q, the bit
+ * order of a reflected CRC (the first bit of the message, bit 0 of its
+ * first byte, is the highest power). Sixteen bytes loaded little-endian
+ * are refl_128 of their polynomial. A carry-less product of refl_n(A) and
+ * refl_m(B) is refl_(n+m-1)(AB), so
+ *
+ *   clmul(refl_64(A), refl_65(x K)) = refl_128(A x K),
+ *
+ * and refl_65(x K) = refl_32(K) << 32 for K of degree < 32: each constant
+ * below is refl_32(x^e mod P) << 32.
+ *
+ *  - Fold: an accumulator A = H x^64 + L (refl_128: H in the low lane, L
+ *    in the high one) followed by D more bits is replaced by
+ *    H (x^(D+64) mod P) + L (x^D mod P), congruent to A x^D, of degree
+ *    < 128, and the next block is XORed in. Four accumulators fold over
+ *    D = 512 bits, then one over D = 128.
+ *  - End: the register of the message is A x^32 mod P. T = H (x^96 mod P)
+ *    + L x^32 (degree < 96), then U = T_hi (x^64 mod P) + T_lo (degree
+ *    < 64), then Barrett: q = floor(floor(U / x^32) mu / x^32) with
+ *    mu = floor(x^64 / P), and U mod P = U - q P.
+ *
+ * The constants are checked against a bit-at-a-time computation in
+ * test/test_format_unit.c.
+ */
+#include "format/format.h"
+
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define F32 UINT32_C(0xffffffff)
+
+/* Shorter inputs go to zlib: the end reduction costs about 16 bytes. */
+#define CLMUL_MIN 64
+
+/* refl_32(x^e mod P) << 32 for e = 575, 511 (fold 4), 191, 127 (fold 1),
+ * 95, 63 (end); refl_33(mu) and refl_33(P). */
+#define K_575 UINT64_C(0x653d982200000000)
+#define K_511 UINT64_C(0xcad38e8f00000000)
+#define K_191 UINT64_C(0x65673b4600000000)
+#define K_127 UINT64_C(0x9ba54c6f00000000)
+#define K_95 UINT64_C(0xccaa009e00000000)
+#define K_63 UINT64_C(0xb8bc676500000000)
+#define K_MU UINT64_C(0x1f7011641)
+#define K_P UINT64_C(0x1db710641)
+
+const uint64_t darray__crc_clmul_k[8] = {K_575, K_511, K_191, K_127,
+                                         K_95,  K_63,  K_MU,  K_P};
+
+uint32_t darray__crc_feed_zlib(uint32_t r, const void *p, int64_t n) {
+#ifdef HAVE_ZLIB
+  uLong c = r ^ F32;
+  const unsigned char *b = p;
+  while (n > 0) { /* crc32_z's length is size_t; keep pieces modest */
+    int64_t k = n < (INT64_C(1) << 30) ? n : (INT64_C(1) << 30);
+    c = crc32_z(c, b, (z_size_t)k);
+    b += k;
+    n -= k;
+  }
+  return (uint32_t)c ^ F32;
+#else
+  (void)p;
+  (void)n;
+  return r;
+#endif
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_CLMUL_PATH 1
+#include <immintrin.h>
+
+#define CLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
+
+/* A x^D + B, the fold constants of D in k (low lane: x^(D+64)). */
+CLMUL_TARGET static inline __m128i fold(__m128i a, __m128i k, __m128i b) {
+  __m128i h = _mm_clmulepi64_si128(a, k, 0x00);
+  __m128i l = _mm_clmulepi64_si128(a, k, 0x11);
+  return _mm_xor_si128(_mm_xor_si128(h, l), b);
+}
+
+static inline __m128i load(const unsigned char *p) {
+  return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+CLMUL_TARGET static inline uint32_t barrett(uint64_t v);
+
+/* refl_32(A x^32 mod P) of the accumulator A. */
+CLMUL_TARGET static uint32_t reduce(__m128i a) {
+  /* T = H (x^96 mod P) + L x^32: the high lane moved down 32 bits. */
+  __m128i t = _mm_clmulepi64_si128(a, _mm_set_epi64x(0, (long long)K_95),
+                                   0x00);
+  t = _mm_xor_si128(t, _mm_slli_si128(_mm_srli_si128(a, 8), 4));
+  /* U = T_hi (x^64 mod P) + T_lo: T_hi is the low lane, U the high one. */
+  __m128i u = _mm_clmulepi64_si128(t, _mm_set_epi64x(0, (long long)K_63),
+                                   0x00);
+  return barrett((uint64_t)_mm_extract_epi64(_mm_xor_si128(u, t), 1));
+}
+
+CLMUL_TARGET static uint32_t feed_clmul(uint32_t r, const unsigned char *p,
+                                        int64_t n) {
+  __m128i k4 = _mm_set_epi64x((long long)K_511, (long long)K_575);
+  __m128i k1 = _mm_set_epi64x((long long)K_127, (long long)K_191);
+  __m128i a0 = _mm_xor_si128(load(p), _mm_cvtsi32_si128((int)r));
+  __m128i a1 = load(p + 16), a2 = load(p + 32), a3 = load(p + 48);
+  p += 64;
+  n -= 64;
+  for (; n >= 64; p += 64, n -= 64) {
+    a0 = fold(a0, k4, load(p));
+    a1 = fold(a1, k4, load(p + 16));
+    a2 = fold(a2, k4, load(p + 32));
+    a3 = fold(a3, k4, load(p + 48));
+  }
+  a0 = fold(fold(fold(a0, k1, a1), k1, a2), k1, a3);
+  for (; n >= 16; p += 16, n -= 16)
+    a0 = fold(a0, k1, load(p));
+  uint32_t c = reduce(a0);
+  return n > 0 ? darray__crc_feed_zlib(c, p, n) : c;
+}
+
+/* Barrett: refl_32(U mod P) of U = refl_64 v (floor(U / x^32) in bits
+ * 0..31). */
+CLMUL_TARGET static inline uint32_t barrett(uint64_t v) {
+  __m128i q = _mm_clmulepi64_si128(
+      _mm_cvtsi64_si128((long long)(v & 0xffffffff)),
+      _mm_cvtsi64_si128((long long)K_MU), 0x00);
+  q = _mm_and_si128(q, _mm_cvtsi64_si128(0xffffffff));
+  __m128i qp = _mm_clmulepi64_si128(q, _mm_cvtsi64_si128((long long)K_P),
+                                    0x00);
+  uint64_t w = (uint64_t)_mm_cvtsi128_si64(qp);
+  return (uint32_t)((w >> 32) ^ (v >> 32));
+}
+
+/* refl_32(a) refl_32(b) is refl_63 of the product: refl_64 once shifted. */
+CLMUL_TARGET static uint32_t mulmod_clmul(uint32_t a, uint32_t b) {
+  __m128i p = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)a),
+                                   _mm_cvtsi32_si128((int)b), 0x00);
+  return barrett((uint64_t)_mm_cvtsi128_si64(p) << 1);
+}
+
+bool darray__crc_clmul_available(void) {
+  return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+}
+
+uint32_t darray__crc_feed_clmul(uint32_t r, const void *p, int64_t n) {
+  if (n < CLMUL_MIN)
+    return darray__crc_feed_zlib(r, p, n);
+  return feed_clmul(r, p, n);
+}
+
+#else
+
+bool darray__crc_clmul_available(void) { return false; }
+
+uint32_t darray__crc_feed_clmul(uint32_t r, const void *p, int64_t n) {
+  return darray__crc_feed_zlib(r, p, n);
+}
+
+#endif
+
+/* Bit at a time, reflected: a x^k for each coefficient x^k of b. */
+static uint32_t mulmod_bits(uint32_t a, uint32_t b) {
+  uint32_t r = 0;
+  for (uint32_t m = UINT32_C(1) << 31; m != 0 && a != 0; m >>= 1) {
+    if (b & m)
+      r ^= a;
+    a = a & 1 ? (a >> 1) ^ UINT32_C(0xedb88320) : a >> 1;
+  }
+  return r;
+}
+
+uint32_t darray__crc_mulmod(uint32_t a, uint32_t b) {
+#ifdef HAVE_CLMUL_PATH
+  if (darray__crc_clmul_available())
+    return mulmod_clmul(a, b);
+#endif
+  return mulmod_bits(a, b);
+}
+
+uint32_t darray__crc_feed(uint32_t r, const void *p, int64_t n) {
+#ifdef HAVE_CLMUL_PATH
+  /* __builtin_cpu_supports reads what the runtime's constructor found:
+   * no state of ours. */
+  if (n >= CLMUL_MIN && darray__crc_clmul_available())
+    return feed_clmul(r, p, n);
+#endif
+  return darray__crc_feed_zlib(r, p, n);
+}
