@@ -135,7 +135,7 @@ static bool verbose(void) {
   return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
 }
 
-static int say_plan(const xfer_t *x, const region_t *g,
+static int say_plan(xfer_t *x, const region_t *g,
                     const strategy_t **s) {
   char why[512];
   int rc = darray__plan_explain(x, s, why, sizeof why);
@@ -175,7 +175,7 @@ static void memo_keep(darray_file_t f, const struct darray_s *a, int w,
   *m = s;
 }
 
-static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
+static int plan(xfer_t *x, const region_t *g, const strategy_t **s) {
   int w = x->write;
   const strategy_t **m = g == NULL ? memo_of(x->f, x->a, w) : NULL;
   if (m != NULL) {
@@ -308,6 +308,7 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   free(x->boxes_owned);
   x->boxes_owned = NULL;
   x->boxes = NULL;
+  darray__xfer_access_free(x);
   if (x->failed_early)
     return rc; /* already agreed */
   if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */

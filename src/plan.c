@@ -30,31 +30,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* extent, runs (before touching ones merge) and bytes of a rank */
-typedef layout_rank_t rank_runs_t;
-
-/* The extent, run count and bytes of every process's runs. */
-static int all_runs(const xfer_t *x, rank_runs_t *rr) {
-  const struct darray_s *a = x->a;
-  for (int r = 0; r < a->d.nprocs; r++) {
-    section_t *sec;
-    int nsec;
-    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
-      return DARRAY_ENOMEM;
-    darray__layout_extent(&a->d, sec, nsec, &rr[r].lo, &rr[r].hi);
-    darray__layout_count(&a->d, sec, nsec, &rr[r].nruns, &rr[r].bytes);
-    free(sec);
-  }
-  return DARRAY_SUCCESS;
-}
-
 /*
  * The cost model over one process's whole extent, assuming its holes are
  * spread evenly (ns): sieving makes one call per buffer load and moves the
  * extent (writes with holes: lock, read and write it), direct I/O one call
  * per run moving the data. The strategy itself decides again per window.
  */
-static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
+static bool sieve_pays(const xfer_t *x, const access_rank_t *r) {
   const darray_hints_t *h = &x->f->hints;
   int64_t ext = r->hi - r->lo, holes = ext - r->bytes;
   if (ext <= 0 || holes <= 0 || r->nruns < 2)
@@ -101,7 +83,7 @@ typedef struct costs {
   double direct, twophase, sieve; /* sieve < 0: not a candidate */
 } costs_t;
 
-static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
+static void estimate(const xfer_t *x, const access_rank_t *rr, costs_t *c) {
   const darray_hints_t *h = &x->f->hints;
   int P = x->a->d.nprocs;
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
@@ -135,7 +117,7 @@ static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
 #define SIEVE_RANKS 8
 #define SIEVE_SAMPLE 256
 
-static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
+static int estimate_sieve(const xfer_t *x, const access_rank_t *rr,
                           costs_t *c) {
   int P = x->a->d.nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
   c->sieve = 0;
@@ -153,21 +135,6 @@ static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
       return rc;
     c->sieve = t > c->sieve ? t : c->sieve;
   }
-  return DARRAY_SUCCESS;
-}
-
-/* Whether the extents interleave; the test sorts, so it sorts a copy (the
- * estimates index rr by rank). */
-static int interleaved(const rank_runs_t *rr, int P, bool *inter) {
-  *inter = false;
-  if (P < 2)
-    return DARRAY_SUCCESS;
-  rank_runs_t *sorted = malloc(sizeof *rr * (size_t)P);
-  if (sorted == NULL)
-    return DARRAY_ENOMEM;
-  memcpy(sorted, rr, sizeof *rr * (size_t)P);
-  *inter = darray__layout_interleave(sorted, P);
-  free(sorted);
   return DARRAY_SUCCESS;
 }
 
@@ -229,7 +196,7 @@ static bool forced(const xfer_t *x, decision_t *d, int cb, int ds,
   return false;
 }
 
-static int plan(const xfer_t *x, decision_t *d) {
+static int plan(xfer_t *x, decision_t *d) {
   const darray_hints_t *h = &x->f->hints;
   const struct darray_s *a = x->a;
   int cb = x->write ? h->cb_write : h->cb_read;
@@ -238,10 +205,11 @@ static int plan(const xfer_t *x, decision_t *d) {
   *d->s = &darray__strategy_direct;
   if (forced(x, d, cb, ds, cb_possible))
     return DARRAY_SUCCESS;
-  rank_runs_t *rr = malloc(sizeof *rr * (size_t)a->d.nprocs);
-  if (rr == NULL)
-    return DARRAY_ENOMEM;
-  int rc = all_runs(x, rr);
+  const access_t *acc;
+  int rc = darray__xfer_access(x, &acc);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  const access_rank_t *rr = acc->rank;
   bool sieve = ds == DARRAY_TRI_ENABLE;
   for (int r = 0; rc == DARRAY_SUCCESS && ds == DARRAY_TRI_AUTO &&
                   r < a->d.nprocs && !sieve;
@@ -250,13 +218,10 @@ static int plan(const xfer_t *x, decision_t *d) {
   costs_t c = {0, 0, -1};
   if (rc == DARRAY_SUCCESS)
     estimate(x, rr, &c);
-  bool inter = false;
-  if (rc == DARRAY_SUCCESS)
-    rc = interleaved(rr, a->d.nprocs, &inter);
+  bool inter = acc->interleaved;
   if (rc == DARRAY_SUCCESS && inter && cb_possible && !x->write &&
       ds != DARRAY_TRI_DISABLE)
     rc = estimate_sieve(x, rr, &c);
-  free(rr);
   if (rc != DARRAY_SUCCESS)
     return rc;
   if (inter && cb_possible)
@@ -273,12 +238,12 @@ static int plan(const xfer_t *x, decision_t *d) {
                         "runs, with no communication");
 }
 
-int darray__plan_choose(const xfer_t *x, const strategy_t **s) {
+int darray__plan_choose(xfer_t *x, const strategy_t **s) {
   decision_t d = {s, NULL, 0};
   return plan(x, &d);
 }
 
-int darray__plan_explain(const xfer_t *x, const strategy_t **s, char *why,
+int darray__plan_explain(xfer_t *x, const strategy_t **s, char *why,
                          size_t n) {
   decision_t d = {s, why, n};
   return plan(x, &d);

@@ -6,9 +6,9 @@
 #ifndef DARRAYIO_STRATEGY_H
 #define DARRAYIO_STRATEGY_H
 
+#include "access.h"
 #include "array.h"
 #include "file.h"
-#include "layout/layout.h"
 
 /* Context of one read or write call on this process. */
 typedef struct xfer {
@@ -29,11 +29,19 @@ typedef struct xfer {
   /* the request's own: what lives from the call's start to its end */
   const struct strategy *strategy; /* chosen by the plan */
   int64_t *boxes_owned;            /* storage behind boxes */
+  access_t *access; /* the access in numbers, once asked for
+                       (darray__xfer_access) */
   bool failed_early; /* setup failed and every process knows it */
   int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
                for the next agreement (darray__agree_first) */
 } xfer_t;
 
+/* The call's access in numbers (access.h), computed the first time it is
+ * asked for and kept until darray__xfer_access_free: a whole-array call
+ * whose plan the file remembers computes it only if its strategy's
+ * preparation needs it. Fails only when out of memory. */
+DARRAY_HIDDEN int darray__xfer_access(xfer_t *x, const access_t **acc);
+DARRAY_HIDDEN void darray__xfer_access_free(xfer_t *x);
 /* The cells rank r accesses in this call (allocated; the caller frees).
  * Whole-array calls derive them from the distribution, section calls from
  * the gathered boxes; for the calling rank itself they are x->sec, with
@@ -87,9 +95,9 @@ DARRAY_HIDDEN int darray__sieve_read_cost(const xfer_t *x,
 
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */
-DARRAY_HIDDEN int darray__plan_choose(const xfer_t *x, const strategy_t **s);
+DARRAY_HIDDEN int darray__plan_choose(xfer_t *x, const strategy_t **s);
 /* The same decision, with its reason in words in why (n bytes). */
-DARRAY_HIDDEN int darray__plan_explain(const xfer_t *x, const strategy_t **s,
+DARRAY_HIDDEN int darray__plan_explain(xfer_t *x, const strategy_t **s,
                                        char *why, size_t n);
 
 #endif /* DARRAYIO_STRATEGY_H */

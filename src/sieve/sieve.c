@@ -259,24 +259,15 @@ static int write_window(sieve_t *s, const window_t *w) {
 /* ---- the strategy -------------------------------------------------------- */
 
 /* Whether [lo, hi) overlaps the extent of another process's runs. */
-static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
-                          bool *over) {
-  const struct darray_s *a = x->a;
+static int overlaps_other(xfer_t *x, int64_t lo, int64_t hi, bool *over) {
+  const access_t *acc;
   *over = false;
-  for (int r = 0; r < a->d.nprocs && !*over; r++) {
-    if (r == a->rank)
-      continue;
-    section_t *sec;
-    int nsec;
-    int rc = darray__xfer_sections(x, r, &sec, &nsec);
-    if (rc != DARRAY_SUCCESS)
-      return rc;
-    int64_t rlo, rhi;
-    darray__layout_extent(&a->d, sec, nsec, &rlo, &rhi);
-    free(sec);
-    *over = rlo < rhi && rlo < hi && lo < rhi;
+  int rc = darray__xfer_access(x, &acc);
+  for (int r = 0; rc == DARRAY_SUCCESS && r < acc->P && !*over; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    *over = r != x->a->rank && k->lo < k->hi && k->lo < hi && lo < k->hi;
   }
-  return DARRAY_SUCCESS;
+  return rc;
 }
 
 /* The largest window: the buffer-size hint in whole elements, at least
