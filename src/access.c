@@ -103,6 +103,26 @@ int darray__xfer_access(xfer_t *x, const access_t **out) {
   return DARRAY_SUCCESS;
 }
 
+int darray__xfer_sample_runs(const xfer_t *x, int r,
+                             void (*visit)(void *ctx, const layout_run_t *run),
+                             void *ctx) {
+  section_t *sec;
+  int nsec;
+  layout_iter_t it;
+  if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
+    return DARRAY_ENOMEM;
+  int rc = darray__layout_iter_init(&it, &x->a->d, sec, nsec);
+  layout_run_t run;
+  for (int64_t n = 0; rc == DARRAY_SUCCESS && n < DARRAY_SAMPLE_RUNS &&
+                      darray__layout_next(&it, &run);
+       n++)
+    visit(ctx, &run);
+  if (rc == DARRAY_SUCCESS)
+    darray__layout_iter_free(&it);
+  free(sec);
+  return rc;
+}
+
 void darray__xfer_access_free(xfer_t *x) {
   darray__access_free(x->access);
   x->access = NULL;

@@ -137,11 +137,14 @@ static bool verbose(void) {
 
 static int say_plan(xfer_t *x, const region_t *g,
                     const strategy_t **s) {
-  char why[512];
-  int rc = darray__plan_explain(x, s, why, sizeof why);
+  plan_t p;
+  char est[DARRAY_MAX_STRATEGIES * 240];
+  int rc = darray__plan_explain(x, &p);
+  *s = p.s;
   if (rc == DARRAY_SUCCESS && x->a->rank == 0)
-    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s\n",
-            call_name(x, g), (*s)->name, x->f->io.ops->name, why);
+    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; estimates: "
+            "%s\n", call_name(x, g), p.s->name, x->f->io.ops->name, p.why,
+            darray__plan_estimates(&p, est, sizeof est));
   return rc;
 }
 
@@ -213,14 +216,6 @@ int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
   return lim > 0 && lim < es ? hint : es;
 }
 
-/* Whether the strategy was the planner's own choice, not one the hints
- * force (darray_strategy, romio_cb_read / romio_cb_write = enable). */
-static bool planner_chose(const xfer_t *x) {
-  const darray_hints_t *h = &x->f->hints;
-  int cb = x->write ? h->cb_write : h->cb_read;
-  return h->strategy == DARRAY_STRATEGY_AUTO && cb != DARRAY_TRI_ENABLE;
-}
-
 /* Prepare strategy s and agree, before any byte moves, on the outcome
  * (rc: this process's result so far), the description, the displacement
  * and the strategy. */
@@ -270,22 +265,22 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  *          result is agreed on, so every process returns the same code.
  */
 static int xfer_begin(xfer_t *x, const region_t *g) {
-  const strategy_t *s = &darray__strategy_direct;
+  const strategy_t *s = darray__strategies[0], *fallback = s;
   int rc = common_args(x->f, (darray_t)x->a, x->write);
   rc = access_of(x, g, rc);
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
   rc = begin_with(x, g, s, rc);
-  if (rc == DARRAY_ELIMIT && s != &darray__strategy_direct &&
-      planner_chose(x)) {
+  if (rc == DARRAY_ELIMIT && s != fallback && darray__plan_forced(x) == NULL) {
     /* the planner's choice needs more memory than darray_temp_limit
-     * allows (or larger MPI counts than exist); direct runs need at most
-     * one element of buffer, none for cells contiguous in memory */
+     * allows (or larger MPI counts than exist); direct runs (the table's
+     * first entry) need at most one element of buffer, none for cells
+     * contiguous in memory */
     const struct darray_s *a = x->a;
     if (verbose() && a->rank == 0)
-      fprintf(stderr, "darrayio: %s: strategy direct instead of %s: %s\n",
-              call_name(x, g), s->name, x->f->errmsg);
-    s = &darray__strategy_direct;
+      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
+              call_name(x, g), fallback->name, s->name, x->f->errmsg);
+    s = fallback;
     x->f->errmsg[0] = '\0';
     rc = begin_with(x, g, s, DARRAY_SUCCESS);
     if (rc == DARRAY_SUCCESS && g == NULL)

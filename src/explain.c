@@ -130,8 +130,6 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
   }
 }
 
-/* The planner's parameters, so that a surprising choice can be checked by
- * hand and the hints that would change it are named. */
 /* What a write does about other writers of the file (io_lock.c). */
 static void concurrency(const struct darray_file_s *f, FILE *out) {
   if (!(f->mode & DARRAY_MODE_RDWR))
@@ -152,6 +150,8 @@ static void concurrency(const struct darray_file_s *f, FILE *out) {
                 : "");
 }
 
+/* The planner's parameters, so that a surprising choice can be checked by
+ * hand and the hints that would change it are named. */
 static void cost_model(const struct darray_file_s *f, FILE *out) {
   const darray_hints_t *h = &f->hints;
   char cb[32], rd[32];
@@ -191,18 +191,20 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
               .msglen = DARRAY_ERRMSG_LEN, .sec = a->sec, .nsec = a->nsec};
   describe_array(a, x.write, out);
   bool conforming;
-  char why[512];
-  const strategy_t *s;
+  plan_t p;
   rc = process_table(&x, out, &conforming);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__plan_explain(&x, &s, why, sizeof why);
+    rc = darray__plan_explain(&x, &p);
   darray__xfer_access_free(&x);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");
   fprintf(out, "  conforms to the storage order: %s\n",
           conforming ? "yes (each process's data is one stretch per cell)"
                      : "no (some process's data is split into many runs)");
-  fprintf(out, "  strategy: %s, because %s\n", s->name, why);
+  char est[DARRAY_MAX_STRATEGIES * 240];
+  fprintf(out, "  estimates: %s\n",
+          darray__plan_estimates(&p, est, sizeof est));
+  fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
   if (x.write)
     concurrency(f, out);

@@ -14,11 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { H_SIZE, H_ENUM } hint_kind_t;
+/* H_STRATEGY: auto, then the names of the strategy table */
+typedef enum { H_SIZE, H_ENUM, H_STRATEGY } hint_kind_t;
 
 static const char *const backend_names[] = {"posix", "mpiio", NULL};
-static const char *const strategy_names[] = {"auto", "direct", "twophase",
-                                             "sieve", NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
@@ -39,7 +38,8 @@ typedef struct hint_def {
 
 static const hint_def_t hint_table[] = {
     EN("darray_backend", backend, backend_names),
-    EN("darray_strategy", strategy, strategy_names),
+    {"darray_strategy", H_STRATEGY, offsetof(darray_hints_t, strategy), 0, 0,
+     NULL},
     SZ("ind_rd_buffer_size", ind_rd_buffer_size, 1, INT64_C(1) << 40),
     SZ("ind_wr_buffer_size", ind_wr_buffer_size, 1, INT64_C(1) << 40),
     SZ("cb_buffer_size", cb_buffer_size, 1, INT64_C(1) << 30),
@@ -133,19 +133,26 @@ static bool parse_size(const char *v, int64_t *out) {
   return true;
 }
 
+/* Value i of an enumerated hint, NULL past the last. */
+static const char *enum_name(const hint_def_t *def, int i) {
+  if (def->kind == H_STRATEGY)
+    return i == 0 ? "auto" : darray__strategy_name(i - 1);
+  return def->names[i];
+}
+
 static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
                     char *msg, size_t msglen) {
   char *field = (char *)h + def->offset;
-  if (def->kind == H_ENUM) {
-    for (int i = 0; def->names[i] != NULL; i++)
-      if (strcmp(def->names[i], v) == 0) {
+  if (def->kind != H_SIZE) {
+    for (int i = 0; enum_name(def, i) != NULL; i++)
+      if (strcmp(enum_name(def, i), v) == 0) {
         *(int *)field = i;
         return DARRAY_SUCCESS;
       }
     snprintf(msg, msglen, "hint %s: value '%s' is not one of", def->key, v);
-    for (int i = 0; def->names[i] != NULL; i++) {
+    for (int i = 0; enum_name(def, i) != NULL; i++) {
       size_t l = strlen(msg);
-      snprintf(msg + l, msglen - l, "%s %s", i ? "," : "", def->names[i]);
+      snprintf(msg + l, msglen - l, "%s %s", i ? "," : "", enum_name(def, i));
     }
     return DARRAY_EHINT;
   }
@@ -231,9 +238,16 @@ int darray__hints_get(const darray_hints_t *h, const char *key, char *value,
     return DARRAY_EHINT;
   const char *field = (const char *)h + def->offset;
   int n;
-  if (def->kind == H_ENUM)
-    n = snprintf(value, len, "%s", def->names[*(const int *)field]);
+  if (def->kind != H_SIZE)
+    n = snprintf(value, len, "%s", enum_name(def, *(const int *)field));
   else
     n = snprintf(value, len, "%" PRId64, *(const int64_t *)field);
   return n < 0 || (size_t)n >= len ? DARRAY_EINVAL : DARRAY_SUCCESS;
+}
+
+int darray__hints_enum(const darray_hints_t *h, const char *key) {
+  const hint_def_t *def = find_hint(key);
+  if (def == NULL || def->kind == H_SIZE)
+    return -1;
+  return *(const int *)((const char *)h + def->offset);
 }

@@ -426,10 +426,8 @@ static void want_extent(int r, int64_t n, int64_t k, bool cyclic,
 
 /* The two-phase and direct estimates explain printed; false if absent. */
 static bool estimates(const char *text, double *t2, double *td) {
-  const char *key = "estimated time with two-phase ";
-  const char *e = strstr(text, key);
-  return e != NULL &&
-         sscanf(e + strlen(key), "%lf us, with direct runs %lf", t2, td) == 2;
+  return tu_estimate(text, "twophase", t2) == 1 &&
+         tu_estimate(text, "direct", td) == 1;
 }
 
 static void explain_1d(const char *path, bool cyclic) {
@@ -524,11 +522,13 @@ static void plan_far_section(void) {
     darray__section_box(a, box, box + 2, DARRAY_ORDER_C, &x.box_sec);
     x.sec = &x.box_sec;
     x.nsec = 1;
-    const strategy_t *s = NULL;
-    char why[512] = "";
-    TU_OK(darray__plan_explain(&x, &s, why, sizeof why));
-    TU_CHECK(s == &darray__strategy_direct);
-    TU_CONTAINS(why, "sieving would not pay");
+    plan_t p;
+    TU_OK(darray__plan_explain(&x, &p));
+    TU_CHECK(p.s == darray__strategy_named("direct"));
+    for (int i = 0; i < p.n; i++)
+      if (strcmp(p.table[i]->name, "sieve") == 0)
+        TU_CONTAINS(p.est[i].why, "sieving would not pay");
+    darray__xfer_access_free(&x);
     TU_OK(darray_file_close(&f));
   }
   remove(path);

@@ -32,6 +32,7 @@
  */
 #include "twophase.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,44 @@ static void tp_finish(xfer_t *x) {
   x->state = NULL;
 }
 
+/* ---- the planner's estimate --------------------------------------------- */
+
+/*
+ * The call's time (ns) by the sieving model's latencies and bandwidth (B)
+ * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
+ * sent and when received) and a synchronization cost per cycle
+ * (darray_cb_cycle_ns, measured when the file opens): the largest domain
+ * at B, plus ntimes cycles of one file call and one synchronization each,
+ * plus the exchange of every process's data that lives in other domains
+ * (the slowest process's bytes, (P - 1) / P of them, both ways). Domains
+ * and ntimes are the strategy's own (darray__tp_size), so the estimate
+ * counts the cycles prepare will run. Only interleaved extents are worth
+ * exchanging: otherwise every process moves its own runs at no cost of
+ * communication.
+ */
+static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
+  const darray_hints_t *h = &x->f->hints;
+  if (!acc->interleaved) {
+    snprintf(e->why, sizeof e->why, "the processes' extents do not "
+             "interleave: each moves its own runs, with no communication");
+    return DARRAY_SUCCESS;
+  }
+  tp_domains_t d;
+  tp_sizes_t s;
+  darray__tp_domains(acc, h, &x->a->d, &d);
+  darray__tp_size(&d, h, x->write, acc, &s);
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double xw = 1000.0 / (double)h->cb_exchange_mbs;
+  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  int64_t most = 0;
+  for (int r = 0; r < acc->P; r++)
+    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  e->ns = (double)s.dmax * bw +
+          (double)s.ntimes * (lat + (double)h->cb_cycle_ns) +
+          2.0 * (double)most * (acc->P - 1) / acc->P * xw;
+  return DARRAY_SUCCESS;
+}
+
 /* ---- 2. the cycles ------------------------------------------------------ */
 
 static int tp_run(xfer_t *x) {
@@ -242,5 +281,6 @@ static int tp_run(xfer_t *x) {
   return t->rc;
 }
 
-const strategy_t darray__strategy_twophase = {"twophase", tp_prepare, tp_run,
-                                              tp_finish};
+const strategy_t darray__strategy_twophase = {
+    "twophase", true, {"romio_cb_read", "romio_cb_write"},
+    tp_estimate, tp_prepare, tp_run, tp_finish};
