@@ -138,7 +138,7 @@ static bool verbose(void) {
 static int say_plan(xfer_t *x, const region_t *g,
                     const strategy_t **s) {
   plan_t p;
-  char est[DARRAY_MAX_STRATEGIES * 240];
+  char est[DARRAY_ESTIMATES_LEN];
   int rc = darray__plan_explain(x, &p);
   *s = p.s;
   if (rc == DARRAY_SUCCESS && x->a->rank == 0)

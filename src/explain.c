@@ -201,7 +201,7 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   fprintf(out, "  conforms to the storage order: %s\n",
           conforming ? "yes (each process's data is one stretch per cell)"
                      : "no (some process's data is split into many runs)");
-  char est[DARRAY_MAX_STRATEGIES * 240];
+  char est[DARRAY_ESTIMATES_LEN];
   fprintf(out, "  estimates: %s\n",
           darray__plan_estimates(&p, est, sizeof est));
   fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);

@@ -1,7 +1,8 @@
 /*
  * strategy.h - one read or write call (xfer_t), what it accesses
- * (access.c), the ways of moving its bytes and the planner that chooses
- * among them (plan.c).
+ * (access.c, in numbers: access.h), the ways of moving its bytes (the
+ * table in strategies.c) and the planner that chooses among them
+ * (plan.c).
  */
 #ifndef DARRAYIO_STRATEGY_H
 #define DARRAYIO_STRATEGY_H
@@ -141,7 +142,8 @@ DARRAY_HIDDEN int darray__plan_choose(xfer_t *x, const strategy_t **s);
 DARRAY_HIDDEN int darray__plan_explain(xfer_t *x, plan_t *p);
 /* Every entry's estimate in words, in the table's order ("direct 1.234
  * us; twophase not a candidate: ..."; reasons hold no ';'), into buf (n
- * bytes); returns buf. */
+ * bytes, DARRAY_ESTIMATES_LEN holds them all); returns buf. */
+#define DARRAY_ESTIMATES_LEN (DARRAY_MAX_STRATEGIES * 240)
 DARRAY_HIDDEN const char *darray__plan_estimates(const plan_t *p, char *buf,
                                                  size_t n);
 /* The decision among the entries of table (NULL-terminated, at most

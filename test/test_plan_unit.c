@@ -307,7 +307,8 @@ static void sieve_interleaved(void) {
     estimate_t e = {0, ""};
     TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
     if (!TU_EQ_STR(e.why, "") || !near(e.ns, want))
-      TU_FAIL("  sieving interleaved reads, hints '%s'", sets[k]);
+      TU_FAIL("  sieving interleaved reads, hints '%s'",
+              sets[k] ? sets[k] : "");
     c.x.write = true; /* the holes are the other's data */
     e = (estimate_t){0, ""};
     TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
@@ -360,8 +361,8 @@ static void direct_estimates(void) {
       TU_OK(named("direct")->estimate(&c.x, &acc, &e));
       if (!TU_EQ_STR(e.why, "") ||
           !near(e.ns, (double)k1[i].calls * lat + 48 * 0.2))
-        TU_FAIL("  direct runs, hints '%s', %s", k1[i].set,
-                w ? "write" : "read");
+        TU_FAIL("  direct runs, hints '%s', %s",
+                k1[i].set ? k1[i].set : "", w ? "write" : "read");
     }
   /* ten processes: eight are sampled (0, 1, 2, 3, 5, 6, 7, 8); the others
    * (4 and 9) are charged a call per run from the summary. Process 4 has
