@@ -38,8 +38,18 @@ static int interleaved(access_t *acc) {
   return DARRAY_SUCCESS;
 }
 
+/* a + b, or INT64_MAX past it (the sums of section boxes that overlap
+ * may pass it; a process's own numbers never do) */
+static int64_t sum(int64_t a, int64_t b, bool *over) {
+  int64_t r;
+  if (darray__add_ok(a, b, &r))
+    return r;
+  *over = true;
+  return INT64_MAX;
+}
+
 int darray__access_totals(access_t *acc) {
-  bool any = false;
+  bool any = false, over = false;
   acc->lo = acc->hi = acc->nruns = acc->bytes = 0;
   for (int r = 0; r < acc->P; r++) {
     const access_rank_t *k = &acc->rank[r];
@@ -48,12 +58,12 @@ int darray__access_totals(access_t *acc) {
       acc->hi = any && acc->hi > k->hi ? acc->hi : k->hi;
       any = true;
     }
-    acc->nruns += k->nruns;
-    acc->bytes += k->bytes;
+    acc->nruns = sum(acc->nruns, k->nruns, &over);
+    acc->bytes = sum(acc->bytes, k->bytes, &over);
   }
   /* the bytes of overlapping section boxes count once per box, as they
    * are moved once per box */
-  acc->dense = acc->bytes == acc->hi - acc->lo;
+  acc->dense = !over && acc->bytes == acc->hi - acc->lo;
   return interleaved(acc);
 }
 

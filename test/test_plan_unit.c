@@ -24,7 +24,8 @@
  *  3. The real table on hand-built summaries: collective buffering off
  *     keeps interleaved reads direct though sieving is cheaper; sieving
  *     wins where it helps a process but not the slowest one (a tie).
- *  4. The summary's own verdicts (darray__access_totals).
+ *  4. The summary's own verdicts (darray__access_totals), also when the
+ *     bytes of overlapping boxes add up past INT64_MAX.
  * Run: ./test_plan_unit (one process)
  */
 #include "strategy.h"
@@ -615,6 +616,16 @@ static void totals(void) {
   acc.P = 1; /* one process interleaves with nobody */
   TU_OK(darray__access_totals(&acc));
   TU_CHECK(acc.dense && !acc.interleaved);
+  /* section boxes that overlap: their bytes add up past INT64_MAX, and
+   * the sum stops there (not dense, no overflow) */
+  const int64_t big = INT64_C(3) << 61;
+  r[0] = (access_rank_t){0, big, 1, big, big, big, 1, true};
+  r[1] = r[0];
+  acc.P = 2;
+  TU_OK(darray__access_totals(&acc));
+  TU_EQ_I64(acc.bytes, INT64_MAX);
+  TU_EQ_I64(acc.hi, big);
+  TU_CHECK(!acc.dense && acc.interleaved);
 }
 
 int main(int argc, char **argv) {
