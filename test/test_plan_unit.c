@@ -111,7 +111,7 @@ static const strategy_t *named(const char *name) {
   return s;
 }
 
-/* ---- 1a. two-phase -------------------------------------------------------- */
+/* ---- 1a. two-phase ------------------------------------------------------- */
 
 /* The largest domain of A over [lo, hi): even split, each boundary up to
  * the next element (disp + k es). */
@@ -284,35 +284,52 @@ static double sieve_windows(int64_t runs, int64_t len, int64_t every,
   return (breaks + span / (double)cap) * lr + span * bw;
 }
 
-static void sieve_interleaved(void) {
-  /* 8 x 64 int32: process 0 reads columns 0-15 (runs of 64 bytes every
-   * 256), process 1 columns 32-63 (128 every 256) */
-  darray_t a = array(8, 64, 4, 0);
+/* 8 x 64 int32 read in two interleaved column boxes: process 0 columns
+ * 0-15 (runs of 64 bytes every 256), process 1 columns 32-63 (128 every
+ * 256). */
+typedef struct columns {
+  darray_t a;
   section_t mine;
+  access_rank_t r[2];
+  access_t acc;
+} columns_t;
+
+static void columns_init(columns_t *k) {
   int64_t start[2] = {0, 0}, count[2] = {8, 16};
-  darray__section_box(a, start, count, DARRAY_ORDER_C, &mine);
-  access_rank_t r[2] = {{0, 1856, 8, 512, 64, 64, 1, false},
-                        {128, 2048, 8, 1024, 128, 128, 1, false}};
-  access_t acc = summary(r, 2, true, 1);
+  k->a = array(8, 64, 4, 0);
+  darray__section_box(k->a, start, count, DARRAY_ORDER_C, &k->mine);
+  k->r[0] = (access_rank_t){0, 1856, 8, 512, 64, 64, 1, false};
+  k->r[1] = (access_rank_t){128, 2048, 8, 1024, 128, 128, 1, false};
+  k->acc = summary(k->r, 2, true, 1);
+}
+
+/* A read of the columns under the hints in F. */
+static void columns_call(columns_t *k, call_t *c) {
+  const int64_t box1[4] = {0, 32, 8, 32};
+  call_init(c, k->a, 2, false, &k->mine, 1);
+  memcpy(c->boxes + 4, box1, sizeof box1);
+}
+
+static void sieve_interleaved(void) {
+  columns_t k;
+  columns_init(&k);
   const char *sets[3] = {NULL, "ind_rd_buffer_size=1000",
                          "darray_ds_rd_latency_ns=20;ind_rd_buffer_size=999"};
-  for (int k = 0; k < 3; k++) {
-    hints(sets[k]);
+  for (int i = 0; i < 3; i++) {
+    hints(sets[i]);
     call_t c;
-    call_init(&c, a, 2, false, &mine, 1);
-    int64_t b1[4] = {0, 32, 8, 32};
-    memcpy(c.boxes + 4, b1, sizeof b1);
+    columns_call(&k, &c);
     int64_t cap = F.hints.ind_rd_buffer_size / 4 * 4;
     double want = fmax(sieve_windows(8, 64, 256, cap),
                        sieve_windows(8, 128, 256, cap));
     estimate_t e = {0, ""};
-    TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
+    TU_OK(named("sieve")->estimate(&c.x, &k.acc, &e));
     if (!TU_EQ_STR(e.why, "") || !near(e.ns, want))
       TU_FAIL("  sieving interleaved reads, hints '%s'",
-              sets[k] ? sets[k] : "");
+              sets[i] ? sets[i] : "");
     c.x.write = true; /* the holes are the other's data */
     e = (estimate_t){0, ""};
-    TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
+    TU_OK(named("sieve")->estimate(&c.x, &k.acc, &e));
     TU_CHECK(e.why[0] != '\0');
   }
   /* the default case by hand: process 1, one window of 1920 bytes:
@@ -320,10 +337,10 @@ static void sieve_interleaved(void) {
   hints(NULL);
   TU_CHECK(near(sieve_windows(8, 128, 256, INT64_C(4) << 20),
                 500.0 + 1920.0 * 500 / 4194304 + 384));
-  darray_free(&a);
+  darray_free(&k.a);
 }
 
-/* ---- 1d. direct runs ------------------------------------------------------- */
+/* ---- 1d. direct runs ----------------------------------------------------- */
 
 /* Process 0 of a 3 x 8 int32 array owns columns {0, 1} and {6, 7} of
  * every row: six runs of 8 bytes, where the end of a row touches the
@@ -543,46 +560,40 @@ static void strategy_hint(void) {
   TU_CONTAINS(msg, "auto, direct, twophase, sieve");
 }
 
-/* ---- 3. the real table ---------------------------------------------------- */
+/* ---- 3. the real table --------------------------------------------------- */
 
 static void real_table(void) {
   /* collective buffering off, interleaved reads: sieving would be the
    * cheapest (1c) but is left automatic, so direct runs */
-  darray_t a = array(8, 64, 4, 0);
-  section_t mine;
-  int64_t start[2] = {0, 0}, count[2] = {8, 16};
-  darray__section_box(a, start, count, DARRAY_ORDER_C, &mine);
-  access_rank_t r[2] = {{0, 1856, 8, 512, 64, 64, 1, false},
-                        {128, 2048, 8, 1024, 128, 128, 1, false}};
-  access_t acc = summary(r, 2, true, 1);
+  columns_t k;
+  columns_init(&k);
   call_t c;
   plan_t p;
-  int64_t b1[4] = {0, 32, 8, 32};
   const char *sets[2] = {"", "romio_cb_read=disable"};
   const char *want[2] = {"sieve", "direct"};
-  for (int k = 0; k < 2; k++) {
-    hints(sets[k]);
+  for (int i = 0; i < 2; i++) {
+    hints(sets[i]);
     F.hints.cb_cycle_ns = 1000000; /* more processes than cores */
-    call_init(&c, a, 2, false, &mine, 1);
-    memcpy(c.boxes + 4, b1, sizeof b1);
-    TU_OK(darray__plan_decide(&c.x, darray__strategies, &acc, &p));
-    if (!TU_EQ_STR(p.s->name, want[k]))
-      TU_FAIL("  interleaved reads, hints '%s': %s", sets[k], p.why);
+    columns_call(&k, &c);
+    TU_OK(darray__plan_decide(&c.x, darray__strategies, &k.acc, &p));
+    if (!TU_EQ_STR(p.s->name, want[i]))
+      TU_FAIL("  interleaved reads, hints '%s': %s", sets[i], p.why);
   }
-  darray_free(&a);
+  darray_free(&k.a);
   /* apart: process 0 reads 10 runs of 4 bytes 8 KiB apart (no hole worth
    * reading: 10 calls, 5008 ns), process 1 two runs of 8160 bytes 32 apart
    * (one window, 3770.4 ns against 4264 by runs). Sieving does not speed
    * up the slowest process, but ties with direct runs and saves process 1
    * a call: it wins the tie. */
   hints(NULL);
-  a = array(16, 2048, 4, 0);
+  darray_t a = array(16, 2048, 4, 0);
+  section_t mine;
   int64_t s0[2] = {0, 0}, n0[2] = {10, 1};
   darray__section_box(a, s0, n0, DARRAY_ORDER_C, &mine);
   access_rank_t q[2] = {{0, 9 * 8192 + 4, 10, 40, 4, 4, 1, false},
                         {81920, 81920 + 8192 + 8160, 2, 16320, 8160, 8160, 1,
                          false}};
-  acc = summary(q, 2, false, 1);
+  access_t acc = summary(q, 2, false, 1);
   call_init(&c, a, 2, false, &mine, 1);
   int64_t box1[4] = {10, 0, 2, 2040};
   memcpy(c.boxes + 4, box1, sizeof box1);
@@ -593,7 +604,7 @@ static void real_table(void) {
   darray_free(&a);
 }
 
-/* ---- 4. the summary's verdicts -------------------------------------------- */
+/* ---- 4. the summary's verdicts ------------------------------------------- */
 
 static void totals(void) {
   /* an empty process in the middle, extents [0, 40) and [40, 100): apart,
