@@ -14,7 +14,9 @@
  * distribution (BLOCK(k) and CYCLIC(k) as given or as the equivalent
  * block clipped to n), grid 1 x .. x 1, storage order, displacement; one
  * process row whose file extent is [disp, disp + bytes) with no holes and
- * whose mean run is bytes / runs; "conforms: yes"; a strategy that exists
+ * whose mean run is bytes / runs; "conforms: yes"; every strategy's
+ * estimate (direct runs a time, two-phase and sieving not candidates on
+ * one process with no holes); a strategy that exists
  * and that the hints allow (darray_open's rules: on one process only a
  * hint yields two-phase or sieving); the back end asked for, with the
  * no-locks note exactly for sieved mpiio writes; an ownership map of rank

@@ -287,6 +287,26 @@ static void check_row(const ecase_t *c, const char *line, int64_t abytes) {
             runs, mn, mean, mx, abytes, c->esize);
 }
 
+/* Every strategy's estimate, in the table's order: on one process direct
+ * runs take some time (never negative, never NaN), and neither two-phase
+ * (nobody to interleave with) nor sieving (a whole array has no holes) is
+ * a candidate, whatever the hints. */
+static void check_estimates(const char *line) {
+  const char *want = "  estimates: direct ";
+  double us;
+  int used = 0;
+  expect_prefix(line, want);
+  const char *s = line + strlen(want);
+  if (sscanf(s, "%lf%n", &us, &used) != 1 || !(us >= 0))
+    fz_fail("explain: no estimate for direct runs in '%s'", line);
+  s += used;
+  expect_prefix(s, " us; twophase not a candidate: ");
+  s = strstr(s, "; sieve not a candidate: ");
+  if (s == NULL || strchr(s + 2, ';') != NULL)
+    fz_fail("explain: '%s' does not end with sieving, not a candidate",
+            line);
+}
+
 /* Lines after the strategy: back end, what writes do about other
  * writers, cost model, ownership map. */
 static void check_tail(const ecase_t *c, const char **at, bool write,
@@ -410,6 +430,8 @@ static int check_explain(const ecase_t *c, darray_file_t f, darray_t a,
   check_row(c, line, abytes);
   next_line(&at, line, sizeof line);
   expect_prefix(line, "  conforms to the storage order: yes");
+  next_line(&at, line, sizeof line);
+  check_estimates(line);
   next_line(&at, line, sizeof line);
   expect_prefix(line, "  strategy: ");
   const char *name = line + strlen("  strategy: "), *comma = strchr(name, ',');

@@ -899,12 +899,13 @@ DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t st
  * Prints the array and its distribution, each process's file runs (count,
  * bytes, extent, holes, run lengths; computed from the description, no
  * communication), whether the extents of different processes interleave,
- * whether the access conforms to the storage order, the strategy that
+ * whether the access conforms to the storage order, every strategy's
+ * estimated time (or why it is not a candidate), the strategy that
  * darray_write() / darray_read() would choose and why, and for 1-D and 2-D
  * arrays a character picture of which process owns which part of the
  * file. Setting `DARRAYIO_VERBOSE=1` in the environment prints a one-line
- * summary of the same decision (strategy and reason) from rank 0 at every
- * read and write.
+ * summary of the same decision (strategy, reason and estimates) from rank
+ * 0 at every read and write.
  *
  * \code
  * if (rank == 0) darray_explain(f, a, 1, stdout);

@@ -3,12 +3,140 @@
  * calls, one dense box per process for section calls.
  *
  * Strategies see only cells (section_t), whoever they belong to, so the
- * same code serves whole arrays and sections.
+ * same code serves whole arrays and sections. The call's summary in
+ * numbers (access.h) is computed here, once per call.
  */
 #include "strategy.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+void darray__access_rank(const darray_desc_t *a, const section_t *sec,
+                         int nsec, access_rank_t *r) {
+  layout_summary_t s;
+  darray__layout_summary(a, sec, nsec, &s);
+  layout_rank_t n = {s.lo, s.hi, s.nruns, s.bytes};
+  *r = (access_rank_t){s.lo, s.hi, s.nruns, s.bytes, s.min_run, s.max_run,
+                       nsec, darray__layout_conforms(&n, nsec)};
+}
+
+/* The extents interleave: the test sorts, so it sorts a copy (rank[] is
+ * indexed by rank). */
+static int interleaved(access_t *acc) {
+  acc->interleaved = false;
+  if (acc->P < 2)
+    return DARRAY_SUCCESS; /* one process never interleaves with itself */
+  layout_rank_t *rr = malloc(sizeof *rr * (size_t)acc->P);
+  if (rr == NULL)
+    return DARRAY_ENOMEM;
+  for (int r = 0; r < acc->P; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    rr[r] = (layout_rank_t){k->lo, k->hi, k->nruns, k->bytes};
+  }
+  acc->interleaved = darray__layout_interleave(rr, acc->P);
+  free(rr);
+  return DARRAY_SUCCESS;
+}
+
+/* a + b, or INT64_MAX past it (the sums of section boxes that overlap
+ * may pass it; a process's own numbers never do) */
+static int64_t sum(int64_t a, int64_t b, bool *over) {
+  int64_t r;
+  if (darray__add_ok(a, b, &r))
+    return r;
+  *over = true;
+  return INT64_MAX;
+}
+
+int darray__access_totals(access_t *acc) {
+  bool any = false, over = false;
+  acc->lo = acc->hi = acc->nruns = acc->bytes = 0;
+  for (int r = 0; r < acc->P; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    if (k->hi > k->lo) {
+      acc->lo = any && acc->lo < k->lo ? acc->lo : k->lo;
+      acc->hi = any && acc->hi > k->hi ? acc->hi : k->hi;
+      any = true;
+    }
+    acc->nruns = sum(acc->nruns, k->nruns, &over);
+    acc->bytes = sum(acc->bytes, k->bytes, &over);
+  }
+  /* the bytes of overlapping section boxes count once per box, as they
+   * are moved once per box */
+  acc->dense = !over && acc->bytes == acc->hi - acc->lo;
+  return interleaved(acc);
+}
+
+void darray__access_free(access_t *acc) {
+  if (acc != NULL)
+    free(acc->rank);
+  free(acc);
+}
+
+int darray__access_samples(const access_t *acc) {
+  return acc->P < DARRAY_SAMPLE_RANKS ? acc->P : DARRAY_SAMPLE_RANKS;
+}
+
+int darray__access_sample(const access_t *acc, int i) {
+  return (int)((int64_t)i * acc->P / darray__access_samples(acc));
+}
+
+/* Every process's numbers, for a call. */
+static int access_compute(const xfer_t *x, access_t *acc) {
+  for (int r = 0; r < acc->P; r++) {
+    section_t *sec;
+    int nsec;
+    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
+      return DARRAY_ENOMEM;
+    darray__access_rank(&x->a->d, sec, nsec, &acc->rank[r]);
+    free(sec);
+  }
+  acc->depth = darray__boxes_depth(x);
+  return darray__access_totals(acc);
+}
+
+int darray__xfer_access(xfer_t *x, const access_t **out) {
+  *out = x->access;
+  if (x->access != NULL)
+    return DARRAY_SUCCESS;
+  access_t *acc = calloc(1, sizeof *acc);
+  if (acc == NULL)
+    return DARRAY_ENOMEM;
+  acc->P = x->a->d.nprocs;
+  acc->rank = malloc(sizeof *acc->rank * (size_t)acc->P);
+  int rc = acc->rank != NULL ? access_compute(x, acc) : DARRAY_ENOMEM;
+  if (rc != DARRAY_SUCCESS) {
+    darray__access_free(acc);
+    return rc;
+  }
+  *out = x->access = acc;
+  return DARRAY_SUCCESS;
+}
+
+int darray__xfer_sample_runs(const xfer_t *x, int r,
+                             void (*visit)(void *ctx, const layout_run_t *run),
+                             void *ctx) {
+  section_t *sec;
+  int nsec;
+  layout_iter_t it;
+  if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
+    return DARRAY_ENOMEM;
+  int rc = darray__layout_iter_init(&it, &x->a->d, sec, nsec);
+  layout_run_t run;
+  for (int64_t n = 0; rc == DARRAY_SUCCESS && n < DARRAY_SAMPLE_RUNS &&
+                      darray__layout_next(&it, &run);
+       n++)
+    visit(ctx, &run);
+  if (rc == DARRAY_SUCCESS)
+    darray__layout_iter_free(&it);
+  free(sec);
+  return rc;
+}
+
+void darray__xfer_access_free(xfer_t *x) {
+  darray__access_free(x->access);
+  x->access = NULL;
+}
 
 void darray__section_box(const struct darray_s *a, const int64_t start[],
                          const int64_t count[], darray_order_t order,

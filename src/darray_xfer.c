@@ -177,13 +177,16 @@ static bool verbose(void) {
   return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
 }
 
-static int say_plan(const xfer_t *x, const region_t *g,
+static int say_plan(xfer_t *x, const region_t *g,
                     const strategy_t **s) {
-  char why[512];
-  int rc = darray__plan_explain(x, s, why, sizeof why);
+  plan_t p;
+  char est[DARRAY_ESTIMATES_LEN];
+  int rc = darray__plan_explain(x, &p);
+  *s = p.s;
   if (rc == DARRAY_SUCCESS && x->a->rank == 0)
-    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s\n",
-            call_name(x, g), (*s)->name, x->f->io.ops->name, why);
+    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; estimates: "
+            "%s\n", call_name(x, g), p.s->name, x->f->io.ops->name, p.why,
+            darray__plan_estimates(&p, est, sizeof est));
   return rc;
 }
 
@@ -217,7 +220,7 @@ static void memo_keep(darray_file_t f, const struct darray_s *a, int w,
   *m = s;
 }
 
-static int plan(const xfer_t *x, const region_t *g, const strategy_t **s) {
+static int plan(xfer_t *x, const region_t *g, const strategy_t **s) {
   int w = x->write;
   const strategy_t **m = g == NULL ? memo_of(x->f, x->a, w) : NULL;
   if (m != NULL) {
@@ -253,14 +256,6 @@ int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
   if (hint >= es)
     return hint / es * es;
   return lim > 0 && lim < es ? hint : es;
-}
-
-/* Whether the strategy was the planner's own choice, not one the hints
- * force (darray_strategy, romio_cb_read / romio_cb_write = enable). */
-static bool planner_chose(const xfer_t *x) {
-  const darray_hints_t *h = &x->f->hints;
-  int cb = x->write ? h->cb_write : h->cb_read;
-  return h->strategy == DARRAY_STRATEGY_AUTO && cb != DARRAY_TRI_ENABLE;
 }
 
 /* Prepare strategy s and agree, before any byte moves, on the outcome
@@ -302,7 +297,7 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  *          result is agreed on, so every process returns the same code.
  */
 static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
-  const strategy_t *s = &darray__strategy_direct;
+  const strategy_t *s = darray__strategies[0], *fallback = s;
   int rc = common_args(x);
   if (rc == DARRAY_SUCCESS)
     rc = rc0; /* the dataset's lookup */
@@ -317,16 +312,16 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
   rc = begin_with(x, g, s, rc);
-  if (rc == DARRAY_ELIMIT && s != &darray__strategy_direct &&
-      planner_chose(x)) {
+  if (rc == DARRAY_ELIMIT && s != fallback && darray__plan_forced(x) == NULL) {
     /* the planner's choice needs more memory than darray_temp_limit
-     * allows (or larger MPI counts than exist); direct runs need at most
-     * one element of buffer, none for cells contiguous in memory */
+     * allows (or larger MPI counts than exist); direct runs (the table's
+     * first entry) need at most one element of buffer, none for cells
+     * contiguous in memory */
     const struct darray_s *a = x->a;
     if (verbose() && a->rank == 0)
-      fprintf(stderr, "darrayio: %s: strategy direct instead of %s: %s\n",
-              call_name(x, g), s->name, x->msg);
-    s = &darray__strategy_direct;
+      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
+              call_name(x, g), fallback->name, s->name, x->msg);
+    s = fallback;
     x->msg[0] = '\0';
     rc = begin_with(x, g, s, DARRAY_SUCCESS);
     if (rc == DARRAY_SUCCESS && g == NULL)
@@ -360,6 +355,7 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   free(x->boxes_owned);
   x->boxes_owned = NULL;
   x->boxes = NULL;
+  darray__xfer_access_free(x);
   fold_stats(&f->stats, &x->stats);
   if (!x->failed_early) { /* else: already agreed */
     if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */

@@ -55,39 +55,35 @@ static void describe_array(const struct darray_s *a, bool write, FILE *out) {
   fprintf(out, "\n");
 }
 
-/* Per-process table; returns whether every process is conforming (its
- * data is one contiguous stretch per cell). */
-static int process_table(const xfer_t *x, FILE *out, bool *conforming) {
-  const struct darray_s *a = x->a;
+/* Per-process table, from the call's access summary; returns whether
+ * every process is conforming (its data is one contiguous stretch per
+ * cell). */
+static int process_table(xfer_t *x, FILE *out, bool *conforming) {
+  const access_t *acc;
   char h1[32], h2[32];
+  int rc = darray__xfer_access(x, &acc);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   *conforming = true;
   fprintf(out, "  %5s %10s %12s %26s %12s  %s\n", "rank", "runs", "bytes",
           "file extent", "holes", "run length min/mean/max");
-  for (int r = 0; r < a->d.nprocs; r++) {
-    section_t *sec;
-    int nsec;
-    int rc = darray__xfer_sections(x, r, &sec, &nsec);
-    if (rc != DARRAY_SUCCESS)
-      return rc;
-    layout_summary_t s;
-    darray__layout_summary(&a->d, sec, nsec, &s);
-    free(sec);
-    int64_t holes = s.hi - s.lo - s.bytes;
-    layout_rank_t numbers = {s.lo, s.hi, s.nruns, s.bytes};
-    *conforming &= darray__layout_conforms(&numbers, nsec);
-    if (a->d.nprocs > 16 && r >= 8 && r < a->d.nprocs - 2) {
+  for (int r = 0; r < acc->P; r++) {
+    const access_rank_t *s = &acc->rank[r];
+    int64_t holes = s->hi - s->lo - s->bytes;
+    *conforming &= s->conforms;
+    if (acc->P > 16 && r >= 8 && r < acc->P - 2) {
       if (r == 8)
         fprintf(out, "  %5s\n", "...");
       continue;
     }
     char ext[64];
-    snprintf(ext, sizeof ext, "[%" PRId64 ", %" PRId64 ")", s.lo, s.hi);
+    snprintf(ext, sizeof ext, "[%" PRId64 ", %" PRId64 ")", s->lo, s->hi);
     fprintf(out, "  %5d %10" PRId64 " %12s %26s %12s  %" PRId64 "/%" PRId64
                  "/%" PRId64 " B\n",
-            r, s.nruns, darray__human_bytes(s.bytes, h1, sizeof h1),
-            s.nruns ? ext : "(nothing)",
+            r, s->nruns, darray__human_bytes(s->bytes, h1, sizeof h1),
+            s->nruns ? ext : "(nothing)",
             darray__human_bytes(holes, h2, sizeof h2),
-            s.min_run, s.nruns ? s.bytes / s.nruns : 0, s.max_run);
+            s->min_run, s->nruns ? s->bytes / s->nruns : 0, s->max_run);
   }
   return DARRAY_SUCCESS;
 }
@@ -134,8 +130,6 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
   }
 }
 
-/* The planner's parameters, so that a surprising choice can be checked by
- * hand and the hints that would change it are named. */
 /* What a write does about other writers of the file (io_lock.c). */
 static void concurrency(const struct darray_file_s *f, FILE *out) {
   if (!(f->mode & DARRAY_MODE_RDWR))
@@ -156,6 +150,8 @@ static void concurrency(const struct darray_file_s *f, FILE *out) {
                 : "");
 }
 
+/* The planner's parameters, so that a surprising choice can be checked by
+ * hand and the hints that would change it are named. */
 static void cost_model(const struct darray_file_s *f, FILE *out) {
   const darray_hints_t *h = &f->hints;
   char cb[32], rd[32];
@@ -196,18 +192,20 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   darray__io_call_init(&x.io, &f->io, &x.stats);
   describe_array(a, x.write, out);
   bool conforming;
+  plan_t p;
   rc = process_table(&x, out, &conforming);
-  if (rc != DARRAY_SUCCESS)
-    return darray__err(f->errmsg, rc, "out of memory");
-  char why[512];
-  const strategy_t *s;
-  rc = darray__plan_explain(&x, &s, why, sizeof why);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__plan_explain(&x, &p);
+  darray__xfer_access_free(&x);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");
   fprintf(out, "  conforms to the storage order: %s\n",
           conforming ? "yes (each process's data is one stretch per cell)"
                      : "no (some process's data is split into many runs)");
-  fprintf(out, "  strategy: %s, because %s\n", s->name, why);
+  char est[DARRAY_ESTIMATES_LEN];
+  fprintf(out, "  estimates: %s\n",
+          darray__plan_estimates(&p, est, sizeof est));
+  fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
   if (x.write)
     concurrency(f, out);

@@ -14,11 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { H_SIZE, H_ENUM } hint_kind_t;
+/* H_STRATEGY: auto, then the names of the strategy table */
+typedef enum { H_SIZE, H_ENUM, H_STRATEGY } hint_kind_t;
 
 static const char *const backend_names[] = {"posix", "mpiio", NULL};
-static const char *const strategy_names[] = {"auto", "direct", "twophase",
-                                             "sieve", NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};
@@ -40,7 +39,8 @@ typedef struct hint_def {
 
 static const hint_def_t hint_table[] = {
     EN("darray_backend", backend, backend_names),
-    EN("darray_strategy", strategy, strategy_names),
+    {"darray_strategy", H_STRATEGY, offsetof(darray_hints_t, strategy), 0, 0,
+     NULL},
     SZ("ind_rd_buffer_size", ind_rd_buffer_size, 1, INT64_C(1) << 40),
     SZ("ind_wr_buffer_size", ind_wr_buffer_size, 1, INT64_C(1) << 40),
     SZ("cb_buffer_size", cb_buffer_size, 1, INT64_C(1) << 30),
@@ -93,7 +93,7 @@ void darray__hints_default(darray_hints_t *h) {
  * by cb_buffer_size, which already counts its message buffer), so lowering
  * them to the limit bounds every call, except where buffers of whole
  * elements do not fit in it: such calls are refused before any byte moves
- * (darray_xfer.c, and two-phase's set_chunks). */
+ * (darray_xfer.c, and two-phase's darray__tp_size). */
 void darray__hints_apply_limit(darray_hints_t *h) {
   int64_t lim = h->temp_limit;
   if (lim <= 0)
@@ -135,19 +135,26 @@ static bool parse_size(const char *v, int64_t *out) {
   return true;
 }
 
+/* Value i of an enumerated hint, NULL past the last. */
+static const char *enum_name(const hint_def_t *def, int i) {
+  if (def->kind == H_STRATEGY)
+    return i == 0 ? "auto" : darray__strategy_name(i - 1);
+  return def->names[i];
+}
+
 static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
                     char *msg, size_t msglen) {
   char *field = (char *)h + def->offset;
-  if (def->kind == H_ENUM) {
-    for (int i = 0; def->names[i] != NULL; i++)
-      if (strcmp(def->names[i], v) == 0) {
+  if (def->kind != H_SIZE) {
+    for (int i = 0; enum_name(def, i) != NULL; i++)
+      if (strcmp(enum_name(def, i), v) == 0) {
         *(int *)field = i;
         return DARRAY_SUCCESS;
       }
     snprintf(msg, msglen, "hint %s: value '%s' is not one of", def->key, v);
-    for (int i = 0; def->names[i] != NULL; i++) {
+    for (int i = 0; enum_name(def, i) != NULL; i++) {
       size_t l = strlen(msg);
-      snprintf(msg + l, msglen - l, "%s %s", i ? "," : "", def->names[i]);
+      snprintf(msg + l, msglen - l, "%s %s", i ? "," : "", enum_name(def, i));
     }
     return DARRAY_EHINT;
   }
@@ -233,8 +240,8 @@ int darray__hints_get(const darray_hints_t *h, const char *key, char *value,
     return DARRAY_EHINT;
   const char *field = (const char *)h + def->offset;
   int n;
-  if (def->kind == H_ENUM)
-    n = snprintf(value, len, "%s", def->names[*(const int *)field]);
+  if (def->kind != H_SIZE)
+    n = snprintf(value, len, "%s", enum_name(def, *(const int *)field));
   else
     n = snprintf(value, len, "%" PRId64, *(const int64_t *)field);
   return n < 0 || (size_t)n >= len ? DARRAY_EINVAL : DARRAY_SUCCESS;
@@ -248,6 +255,13 @@ const char *darray__hints_key(int i) {
 
 int64_t darray__hints_value(const darray_hints_t *h, int i) {
   const char *field = (const char *)h + hint_table[i].offset;
-  return hint_table[i].kind == H_ENUM ? *(const int *)field
-                                      : *(const int64_t *)field;
+  return hint_table[i].kind != H_SIZE ? *(const int *)field
+                                       : *(const int64_t *)field;
+}
+
+int darray__hints_enum(const darray_hints_t *h, const char *key) {
+  const hint_def_t *def = find_hint(key);
+  if (def == NULL || def->kind == H_SIZE)
+    return -1;
+  return *(const int *)((const char *)h + def->offset);
 }

@@ -7,12 +7,8 @@
 #include "util.h"
 
 enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
-enum {
-  DARRAY_STRATEGY_AUTO = 0,
-  DARRAY_STRATEGY_DIRECT = 1,
-  DARRAY_STRATEGY_TWOPHASE = 2,
-  DARRAY_STRATEGY_SIEVE = 3
-};
+/* darray_strategy: auto, or entry strategy - 1 of the strategy table */
+enum { DARRAY_STRATEGY_AUTO = 0 };
 enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
 /* darray_concurrent_writers (src/io/io_lock.c) */
 enum {
@@ -67,6 +63,12 @@ DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,
 /* Apply the known keys of an MPI_Info (unknown ones are ignored). */
 DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
                                           char *msg, size_t msglen);
+/* The value of an enumerated hint (its DARRAY_TRI_*, ...), or -1 when key
+ * names none. */
+DARRAY_HIDDEN int darray__hints_enum(const darray_hints_t *h, const char *key);
+/* Name i of the strategy table (strategies.c), NULL past its end: the
+ * values of darray_strategy after auto. */
+DARRAY_HIDDEN const char *darray__strategy_name(int i);
 /* Text value of a hint; returns DARRAY_EHINT for unknown keys. */
 DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
                                     char *value, size_t len);

@@ -1,285 +1,227 @@
 /*
- * plan.c - choose how a call moves its bytes.
+ * plan.c - choose how a call moves its bytes, from the strategies' own
+ * estimates (the table is in strategies.c).
  *
  * Every process computes the same answer from the description and the
  * hints alone (any process can compute any other's pattern), so no
- * communication is needed to agree on it.
+ * communication is needed to agree on it. Nothing here knows how a
+ * strategy works: each one estimates the call's time from the call's
+ * access summary (access.h) with the sizing its preparation uses, or says
+ * why it is not a candidate.
  *
  * The rule:
- *  1. hints that force a strategy win: darray_strategy = direct, twophase
- *     or sieve; romio_cb_read / romio_cb_write = enable;
- *  2. when the file extents of different processes interleave (and
- *     collective buffering is not disabled), two-phase collective I/O,
- *     which lets a few processes access large contiguous pieces, unless
- *     the cost model (estimate() below) says direct runs take less time
- *     (few long runs against the exchange) or, for reads, sieving does
- *     (synchronization is dear: more processes than cores);
- *  3. otherwise each process accesses its own runs: data sieving when
- *     romio_ds_read / romio_ds_write = enable, direct runs when = disable;
- *     when automatic, and the extents do not interleave, sieving if the
- *     cost model (doc/sieving.md) says it saves time for some process,
- *     whose runs then have holes between them that no other process
- *     accesses (a section call); direct runs otherwise. Interleaved access
- *     with collective buffering disabled keeps direct runs unless sieving
- *     is enabled: its holes are other processes' data, and sieving them
- *     means locked read-modify-writes.
+ *  1. hints that force a strategy win: the first entry of the table that
+ *     darray_strategy names or, for a collective strategy, whose switch
+ *     (romio_cb_read / romio_cb_write) is `enable`; so
+ *     darray_strategy=direct wins over romio_cb_*=enable, which wins over
+ *     darray_strategy=sieve;
+ *  2. every other entry gives its estimate or why it is not a candidate
+ *     (two-phase where the extents do not interleave, sieved writes where
+ *     they do, ...); an entry whose switch is `disable` is none;
+ *  3. when no collective strategy is a candidate, an independent one whose
+ *     switch is `enable` wins whatever its estimate (romio_ds_*=enable:
+ *     sieving, unless two-phase competes); and where the extents
+ *     interleave, the entries whose switch is left automatic are then not
+ *     candidates either: collective buffering is off and sieving was not
+ *     asked for, so each process moves its own runs rather than windows
+ *     full of other processes' data;
+ *  4. the cheapest estimate wins. Ties go to the later entry of the table:
+ *     each entry after direct runs exists to save file calls, so at an
+ *     equal estimate it asks less of the file system (two-phase over
+ *     direct runs; sieving over direct runs where it saves time on some
+ *     processes but not on the slowest, whose time is the call's).
  */
 #include "strategy.h"
 
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* extent, runs (before touching ones merge) and bytes of a rank */
-typedef layout_rank_t rank_runs_t;
+static void say(char *why, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
-/* The extent, run count and bytes of every process's runs. */
-static int all_runs(const xfer_t *x, rank_runs_t *rr) {
-  const struct darray_s *a = x->a;
-  for (int r = 0; r < a->d.nprocs; r++) {
-    section_t *sec;
-    int nsec;
-    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
-      return DARRAY_ENOMEM;
-    darray__layout_extent(&a->d, sec, nsec, &rr[r].lo, &rr[r].hi);
-    darray__layout_count(&a->d, sec, nsec, &rr[r].nruns, &rr[r].bytes);
-    free(sec);
-  }
-  return DARRAY_SUCCESS;
+static void say(char *why, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, n, fmt, ap);
+  va_end(ap);
 }
 
-/*
- * The cost model over one process's whole extent, assuming its holes are
- * spread evenly (ns): sieving makes one call per buffer load and moves the
- * extent (writes with holes: lock, read and write it), direct I/O one call
- * per run moving the data. The strategy itself decides again per window.
- */
-static bool sieve_pays(const xfer_t *x, const rank_runs_t *r) {
-  const darray_hints_t *h = &x->f->hints;
-  int64_t ext = r->hi - r->lo, holes = ext - r->bytes;
-  if (ext <= 0 || holes <= 0 || r->nruns < 2)
-    return false;
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double lr = (double)h->ds_rd_latency_ns, lw = (double)h->ds_wr_latency_ns;
-  int64_t cap = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
-  /* ceil(ext / cap); ext + cap - 1 may pass INT64_MAX */
-  double loads = (double)(ext / cap + (ext % cap != 0));
-  if (!x->write)
-    return loads * lr + (double)ext * bw <
-           (double)r->nruns * lr + (double)r->bytes * bw;
-  if (!x->f->io.rmw)
-    return false; /* no read-modify-write on this file (io_lock.c) */
-  return loads * (3 * lr + lw) + 2 * (double)ext * bw <
-         (double)r->nruns * lw + (double)r->bytes * bw;
+/* The state of an entry's switch for this call (DARRAY_TRI_*) and the
+ * switch's name (NULL: it has none, and is always automatic). */
+static int switch_of(const xfer_t *x, const strategy_t *s, const char **key) {
+  *key = s->switches[x->write];
+  int v = *key != NULL ? darray__hints_enum(&x->f->hints, *key) : -1;
+  return v < 0 ? DARRAY_TRI_AUTO : v;
 }
 
-/* The whole part of q >= 0. q reaches 2^63 (an extent near INT64_MAX in
- * chunks of cb_buffer_size = 1), which no int64_t holds; from 2^53 on
- * every double is whole already. */
-static double whole(double q) { return q < 0x1p53 ? (double)(int64_t)q : q; }
-
-/*
- * Interleaved access: the call's time under two-phase, under direct runs
- * and, for reads, under sieving (ns), from the same numbers on every
- * process, with the sieving model's latencies and bandwidth (bw, ns per
- * byte) plus an exchange rate (darray_cb_exchange_mbs, each byte counted
- * when sent and when received) and a synchronization cost per cycle
- * (darray_cb_cycle_ns, measured when the file opens):
- *  - direct: the slowest process, one call per run plus its bytes;
- *  - two-phase: an aggregator's share of the union's span in chunks of
- *    cb_buffer_size, each a call and a cycle, plus the exchange of every
- *    process's data that lives in other domains;
- *  - sieving (reads): the slowest process, one call per window plus the
- *    windows' bytes, holes included (darray__sieve_read_cost). In
- *    interleaved access the windows cover the other processes' data, so
- *    sieving loses while synchronizing is cheap, and wins where it is dear
- *    (more processes than cores: no process waits for another).
- * Sieved writes are not candidates: their holes are other processes' data,
- * so every window would be a locked read-modify-write.
- */
-typedef struct costs {
-  double direct, twophase, sieve; /* sieve < 0: not a candidate */
-} costs_t;
-
-static void estimate(const xfer_t *x, const rank_runs_t *rr, costs_t *c) {
-  const darray_hints_t *h = &x->f->hints;
-  int P = x->a->d.nprocs;
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
-  double xw = 1000.0 / (double)h->cb_exchange_mbs;
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  int A = h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes : P;
-  int64_t lo = 0, hi = 0, most = 0;
-  bool any = false;
-  *c = (costs_t){0, 0, -1};
-  for (int r = 0; r < P; r++) {
-    double d = (double)rr[r].nruns * lat + (double)rr[r].bytes * bw;
-    c->direct = d > c->direct ? d : c->direct;
-    most = rr[r].bytes > most ? rr[r].bytes : most;
-    if (rr[r].hi > rr[r].lo) {
-      lo = any && lo < rr[r].lo ? lo : rr[r].lo;
-      hi = any && hi > rr[r].hi ? hi : rr[r].hi;
-      any = true;
+/* Rule 1. */
+static const strategy_t *forced(const xfer_t *x, const strategy_t *const *t,
+                                char *why, size_t n) {
+  for (int i = 0; t[i] != NULL; i++) {
+    const char *key;
+    if (x->f->hints.strategy == i + 1) {
+      say(why, n, "darray_strategy=%s", t[i]->name);
+      return t[i];
+    }
+    if (t[i]->collective && switch_of(x, t[i], &key) == DARRAY_TRI_ENABLE) {
+      say(why, n, "%s=enable", key);
+      return t[i];
     }
   }
-  double share = (double)(hi - lo) / A;
-  double chunks = whole(share / (double)h->cb_buffer_size) + 1;
-  c->twophase = share * bw + chunks * (lat + (double)h->cb_cycle_ns) +
-                2.0 * (double)most * (P - 1) / P * xw;
+  return NULL;
 }
 
-/* Processes whose sieved reads are estimated (the slowest counts): all of
- * them up to SIEVE_RANKS, else SIEVE_RANKS spread evenly, SIEVE_SAMPLE runs
- * each: the planner runs on every call, and walking 16384 runs cost 0.2 ms
- * per call, 10 % of a 8 MiB DIST3D read at 2 processes; 256 runs hold
- * several periods of the patterns measured (BTIO class C: 81 runs). */
-#define SIEVE_RANKS 8
-#define SIEVE_SAMPLE 256
+const strategy_t *darray__plan_forced(const xfer_t *x) {
+  char why[8];
+  return forced(x, darray__strategies, why, sizeof why);
+}
 
-static int estimate_sieve(const xfer_t *x, const rank_runs_t *rr,
-                          costs_t *c) {
-  int P = x->a->d.nprocs, n = P < SIEVE_RANKS ? P : SIEVE_RANKS;
-  c->sieve = 0;
-  for (int i = 0; i < n; i++) {
-    int r = (int)((int64_t)i * P / n);
-    section_t *sec;
-    int nsec;
-    double t;
-    if (darray__xfer_sections(x, r, &sec, &nsec) != DARRAY_SUCCESS)
-      return DARRAY_ENOMEM;
-    int rc = darray__sieve_read_cost(x, sec, nsec, rr[r].bytes,
-                                     SIEVE_SAMPLE, &t);
-    free(sec);
+/* Rule 2: every entry's estimate; returns whether a collective strategy
+ * is a candidate. */
+static int estimate_all(const xfer_t *x, const access_t *acc, plan_t *p,
+                        bool *collective) {
+  *collective = false;
+  for (int i = 0; i < p->n; i++) {
+    const strategy_t *s = p->table[i];
+    estimate_t *e = &p->est[i];
+    const char *key;
+    *e = (estimate_t){0, ""};
+    if (switch_of(x, s, &key) == DARRAY_TRI_DISABLE) {
+      say(e->why, sizeof e->why, "%s=disable", key);
+      continue;
+    }
+    int rc = s->estimate(x, acc, e);
     if (rc != DARRAY_SUCCESS)
       return rc;
-    c->sieve = t > c->sieve ? t : c->sieve;
+    *collective |= s->collective && e->why[0] == '\0';
   }
   return DARRAY_SUCCESS;
 }
 
-/* Whether the extents interleave; the test sorts, so it sorts a copy (the
- * estimates index rr by rank). */
-static int interleaved(const rank_runs_t *rr, int P, bool *inter) {
-  *inter = false;
-  if (P < 2)
-    return DARRAY_SUCCESS;
-  rank_runs_t *sorted = malloc(sizeof *rr * (size_t)P);
-  if (sorted == NULL)
-    return DARRAY_ENOMEM;
-  memcpy(sorted, rr, sizeof *rr * (size_t)P);
-  *inter = darray__layout_interleave(sorted, P);
-  free(sorted);
-  return DARRAY_SUCCESS;
+/* Rule 3, once no collective strategy is a candidate: the independent
+ * entry switched on, or NULL; where the extents interleave, the entries
+ * left automatic drop out. */
+static const strategy_t *switched_on(const xfer_t *x, const access_t *acc,
+                                     plan_t *p, const char **on) {
+  const strategy_t *pick = NULL;
+  for (int i = 0; i < p->n; i++) {
+    const char *key;
+    int sw = switch_of(x, p->table[i], &key);
+    estimate_t *e = &p->est[i];
+    if (sw == DARRAY_TRI_ENABLE && pick == NULL)
+      pick = p->table[i], *on = key;
+    else if (key != NULL && sw == DARRAY_TRI_AUTO && acc->interleaved &&
+             e->why[0] == '\0')
+      say(e->why, sizeof e->why,
+          "the extents interleave and no collective strategy is a "
+          "candidate: each process moves its own runs unless %s=enable",
+          key);
+  }
+  return pick;
 }
 
-/* The decision and, when why is not NULL, the reason in words. */
-typedef struct decision {
-  const strategy_t **s;
-  char *why;
-  size_t n;
-} decision_t;
-
-static int decide(decision_t *d, const strategy_t *s, const char *reason) {
-  *d->s = s;
-  if (d->why != NULL)
-    snprintf(d->why, d->n, "%s", reason);
-  return DARRAY_SUCCESS;
+/* Rule 4: the cheapest candidate, ties to the later entry; the first
+ * entry when none is a candidate. */
+static int cheapest(const plan_t *p, int *count) {
+  int best = -1;
+  *count = 0;
+  for (int i = 0; i < p->n; i++) {
+    if (p->est[i].why[0] != '\0')
+      continue;
+    (*count)++;
+    if (best < 0 || p->est[i].ns <= p->est[best].ns)
+      best = i;
+  }
+  return best < 0 ? 0 : best;
 }
 
-/* Interleaved access, two-phase possible: the cheapest estimate; ties go
- * to two-phase, then to direct runs. */
-static int decide_interleaved(decision_t *d, const costs_t *c) {
-  char why[600], sv[64] = "";
-  const strategy_t *s = &darray__strategy_twophase;
-  double best = c->twophase;
-  if (c->direct < best)
-    s = &darray__strategy_direct, best = c->direct;
-  if (c->sieve >= 0 && c->sieve < best)
-    s = &darray__strategy_sieve, best = c->sieve;
-  if (c->sieve >= 0)
-    snprintf(sv, sizeof sv, ", with sieving %.3f us", c->sieve / 1e3);
-  snprintf(why, sizeof why,
-           "the file extents of different processes interleave; estimated "
-           "time with two-phase %.3f us, with direct runs %.3f us%s (cost "
-           "model: darray_ds_*_latency_ns, darray_ds_bandwidth_mbs, "
-           "darray_cb_exchange_mbs, darray_cb_cycle_ns)",
-           c->twophase / 1e3, c->direct / 1e3, sv);
-  return decide(d, s, why);
+static void why_cheapest(const access_t *acc, bool collective, plan_t *p,
+                         int best, int count) {
+  const char *where =
+      !acc->interleaved ? "the processes' extents do not interleave"
+      : collective      ? "the file extents of different processes "
+                          "interleave"
+                        : "the file extents of different processes "
+                          "interleave but no collective strategy is a "
+                          "candidate";
+  char what[96];
+  if (count > 1)
+    say(what, sizeof what, "its estimate, %.3f us, is the lowest",
+        p->est[best].ns / 1e3);
+  else
+    say(what, sizeof what, "%s", count ? "it is the only candidate"
+                                       : "no strategy is a candidate");
+  say(p->why, sizeof p->why,
+      "%s; %s (cost model: darray_ds_*_latency_ns, darray_ds_bandwidth_mbs, "
+      "darray_cb_exchange_mbs, darray_cb_cycle_ns)",
+      where, what);
 }
 
-/* Hints that settle the question alone; returns true if they did. */
-static bool forced(const xfer_t *x, decision_t *d, int cb, int ds,
-                   bool cb_possible) {
-  const darray_hints_t *h = &x->f->hints;
-  if (h->strategy == DARRAY_STRATEGY_DIRECT)
-    return !decide(d, &darray__strategy_direct, "darray_strategy=direct");
-  if (h->strategy == DARRAY_STRATEGY_TWOPHASE)
-    return !decide(d, &darray__strategy_twophase, "darray_strategy=twophase");
-  if (cb == DARRAY_TRI_ENABLE)
-    return !decide(d, &darray__strategy_twophase,
-                   x->write ? "romio_cb_write=enable" : "romio_cb_read=enable");
-  if (h->strategy == DARRAY_STRATEGY_SIEVE)
-    return !decide(d, &darray__strategy_sieve, "darray_strategy=sieve");
-  if (!cb_possible && ds == DARRAY_TRI_ENABLE)
-    return !decide(d, &darray__strategy_sieve,
-                   "data sieving is enabled (romio_ds_*=enable) and two-phase "
-                   "is not possible");
-  if (!cb_possible && ds == DARRAY_TRI_DISABLE)
-    return !decide(d, &darray__strategy_direct,
-                   "two-phase is not possible and data sieving is disabled");
-  return false;
-}
-
-static int plan(const xfer_t *x, decision_t *d) {
-  const darray_hints_t *h = &x->f->hints;
-  const struct darray_s *a = x->a;
-  int cb = x->write ? h->cb_write : h->cb_read;
-  int ds = x->write ? h->ds_write : h->ds_read;
-  bool cb_possible = cb != DARRAY_TRI_DISABLE && a->d.nprocs > 1;
-  *d->s = &darray__strategy_direct;
-  if (forced(x, d, cb, ds, cb_possible))
-    return DARRAY_SUCCESS;
-  rank_runs_t *rr = malloc(sizeof *rr * (size_t)a->d.nprocs);
-  if (rr == NULL)
-    return DARRAY_ENOMEM;
-  int rc = all_runs(x, rr);
-  bool sieve = ds == DARRAY_TRI_ENABLE;
-  for (int r = 0; rc == DARRAY_SUCCESS && ds == DARRAY_TRI_AUTO &&
-                  r < a->d.nprocs && !sieve;
-       r++)
-    sieve = sieve_pays(x, &rr[r]);
-  costs_t c = {0, 0, -1};
-  if (rc == DARRAY_SUCCESS)
-    estimate(x, rr, &c);
-  bool inter = false;
-  if (rc == DARRAY_SUCCESS)
-    rc = interleaved(rr, a->d.nprocs, &inter);
-  if (rc == DARRAY_SUCCESS && inter && cb_possible && !x->write &&
-      ds != DARRAY_TRI_DISABLE)
-    rc = estimate_sieve(x, rr, &c);
-  free(rr);
+int darray__plan_decide(const xfer_t *x, const strategy_t *const *table,
+                        const access_t *acc, plan_t *p) {
+  memset(p, 0, sizeof *p);
+  p->table = table;
+  p->s = table[0]; /* until decided */
+  while (p->n < DARRAY_MAX_STRATEGIES && table[p->n] != NULL)
+    p->n++;
+  bool collective;
+  int rc = estimate_all(x, acc, p, &collective);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (inter && cb_possible)
-    return decide_interleaved(d, &c);
-  if (sieve && (ds == DARRAY_TRI_ENABLE || !inter))
-    return decide(d, &darray__strategy_sieve,
-                  "each process's runs have small holes between them: "
-                  "reading through the holes costs less than one call per "
-                  "run (cost model, doc/sieving.md)");
-  return decide(d, &darray__strategy_direct,
-                inter ? "the extents interleave but two-phase is disabled"
-                      : "the processes' extents do not interleave and "
-                        "sieving would not pay: each process moves its own "
-                        "runs, with no communication");
+  const char *on = NULL;
+  const strategy_t *enabled =
+      collective ? NULL : switched_on(x, acc, p, &on);
+  p->s = forced(x, table, p->why, sizeof p->why);
+  p->forced = p->s != NULL;
+  if (p->forced)
+    return DARRAY_SUCCESS;
+  if (enabled != NULL) {
+    p->s = enabled;
+    say(p->why, sizeof p->why,
+        "%s=enable and no collective strategy is a candidate", on);
+    return DARRAY_SUCCESS;
+  }
+  int count, best = cheapest(p, &count);
+  p->s = table[best];
+  why_cheapest(acc, collective, p, best, count);
+  return DARRAY_SUCCESS;
 }
 
-int darray__plan_choose(const xfer_t *x, const strategy_t **s) {
-  decision_t d = {s, NULL, 0};
-  return plan(x, &d);
+int darray__plan_choose(xfer_t *x, const strategy_t **s) {
+  *s = darray__plan_forced(x);
+  if (*s != NULL)
+    return DARRAY_SUCCESS; /* no summary needed */
+  plan_t p;
+  int rc = darray__plan_explain(x, &p);
+  *s = p.s;
+  return rc;
 }
 
-int darray__plan_explain(const xfer_t *x, const strategy_t **s, char *why,
-                         size_t n) {
-  decision_t d = {s, why, n};
-  return plan(x, &d);
+int darray__plan_explain(xfer_t *x, plan_t *p) {
+  const access_t *acc;
+  memset(p, 0, sizeof *p);
+  p->s = darray__strategies[0]; /* on failure too */
+  int rc = darray__xfer_access(x, &acc);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__plan_decide(x, darray__strategies, acc, p);
+  return rc;
+}
+
+const char *darray__plan_estimates(const plan_t *p, char *buf, size_t n) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < p->n && at < n; i++) {
+    const estimate_t *e = &p->est[i];
+    int k = e->why[0] != '\0'
+                ? snprintf(buf + at, n - at, "%s%s not a candidate: %s",
+                           i ? "; " : "", p->table[i]->name, e->why)
+                : snprintf(buf + at, n - at, "%s%s %.3f us", i ? "; " : "",
+                           p->table[i]->name, e->ns / 1e3);
+    at += k > 0 ? (size_t)k : 0;
+  }
+  return buf;
 }

@@ -1,14 +1,15 @@
 /*
  * strategy.h - one read or write call (xfer_t), what it accesses
- * (access.c), the ways of moving its bytes and the planner that chooses
- * among them (plan.c).
+ * (access.c, in numbers: access.h), the ways of moving its bytes (the
+ * table in strategies.c) and the planner that chooses among them
+ * (plan.c).
  */
 #ifndef DARRAYIO_STRATEGY_H
 #define DARRAYIO_STRATEGY_H
 
+#include "access.h"
 #include "array.h"
 #include "file.h"
-#include "layout/layout.h"
 
 /* Context of one read or write call on this process. */
 typedef struct xfer {
@@ -33,11 +34,24 @@ typedef struct xfer {
   /* the request's own: what lives from the call's start to its end */
   const struct strategy *strategy; /* chosen by the plan */
   int64_t *boxes_owned;            /* storage behind boxes */
+  access_t *access; /* the access in numbers, once asked for
+                       (darray__xfer_access) */
   bool failed_early; /* setup failed and every process knows it */
   int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
                for the next agreement (darray__agree_first) */
 } xfer_t;
 
+/* The call's access in numbers (access.h), computed the first time it is
+ * asked for and kept until darray__xfer_access_free: a whole-array call
+ * whose plan the file remembers computes it only if its strategy's
+ * preparation needs it. Fails only when out of memory. */
+DARRAY_HIDDEN int darray__xfer_access(xfer_t *x, const access_t **acc);
+DARRAY_HIDDEN void darray__xfer_access_free(xfer_t *x);
+/* Visit the first DARRAY_SAMPLE_RUNS runs of rank r in file order (an
+ * estimate's sample, access.h). Fails only when out of memory. */
+DARRAY_HIDDEN int darray__xfer_sample_runs(
+    const xfer_t *x, int r, void (*visit)(void *ctx, const layout_run_t *run),
+    void *ctx);
 /* The cells rank r accesses in this call (allocated; the caller frees).
  * Whole-array calls derive them from the distribution, section calls from
  * the gathered boxes; for the calling rank itself they are x->sec, with
@@ -65,35 +79,82 @@ DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
                                        const int64_t count[],
                                        darray_order_t order, section_t *s);
 
+/* A strategy's estimate of a call: its time, or why it is not a
+ * candidate. */
+typedef struct estimate {
+  double ns;     /* estimated time of the call, ns (when a candidate) */
+  char why[200]; /* "" for a candidate; else why not, in words */
+} estimate_t;
+
 /*
- * A way of moving the bytes. prepare is local and runs before the call's
- * argument agreement, so its failures (out of memory) are agreed on with
- * the arguments; run may be collective and then must take part in every
- * exchange even after a local failure; finish frees what prepare made.
- * prepare and finish may be NULL.
+ * A way of moving the bytes, as the table (strategies.c) lists it:
+ *  - name: what darray_strategy says and the statistics report;
+ *  - collective: it moves bytes between processes (romio_cb_* govern it);
+ *  - switches: the tri-state hints that turn it on and off, for reads
+ *    ([0]) and writes ([1]), or NULL: the planner's rules (plan.c) read
+ *    them, no strategy needs to;
+ *  - estimate: the call's time under it (ns), from the call's access
+ *    summary, computed with the same sizing its prepare uses, or why it is
+ *    not a candidate (a short reason for darray_explain). Local, and the
+ *    same on every process: it may use only what every process knows
+ *    (acc, the description, the hints, other processes' runs in the file;
+ *    not how a process's buffer is laid out). Fails only when out of
+ *    memory;
+ *  - prepare is local and runs before the call's argument agreement, so
+ *    its failures (out of memory) are agreed on with the arguments; run
+ *    may be collective and then must take part in every exchange even
+ *    after a local failure; finish frees what prepare made. prepare and
+ *    finish may be NULL.
  */
 typedef struct strategy {
   const char *name;
+  bool collective;
+  const char *switches[2];
+  int (*estimate)(const xfer_t *x, const access_t *acc, estimate_t *e);
   int (*prepare)(xfer_t *x);
   int (*run)(xfer_t *x); /* the caller agrees on the result */
   void (*finish)(xfer_t *x);
 } strategy_t;
 
-DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
-DARRAY_HIDDEN extern const strategy_t darray__strategy_twophase;
-DARRAY_HIDDEN extern const strategy_t darray__strategy_sieve;
-/* The planner's estimate (ns) of a sieved read of sections sec holding
- * bytes bytes, from its first `sample` runs (src/sieve/sieve.c). */
-DARRAY_HIDDEN int darray__sieve_read_cost(const xfer_t *x,
-                                          const section_t *sec, int nsec,
-                                          int64_t bytes, int64_t sample,
-                                          double *ns);
+/* Entries a table may have. */
+#define DARRAY_MAX_STRATEGIES 8
 
+/* Every strategy, NULL-terminated (strategies.c); entry 0 is direct runs,
+ * which need the least memory: the planner's fallback. */
+DARRAY_HIDDEN extern const strategy_t *const darray__strategies[];
+/* The entry called name, or NULL. */
+DARRAY_HIDDEN const strategy_t *darray__strategy_named(const char *name);
+
+/* The planner's answer for a call, with every entry's estimate. */
+typedef struct plan {
+  const strategy_t *const *table; /* the entries estimated */
+  int n;                          /* ... how many */
+  estimate_t est[DARRAY_MAX_STRATEGIES];
+  const strategy_t *s; /* the choice */
+  bool forced;         /* by a hint (rule 1 in plan.c) */
+  char why[512];       /* the reason, in words */
+} plan_t;
+
+/* The strategy a hint forces for this call (rule 1 in plan.c), or NULL:
+ * then the planner chose, and a choice that cannot stay within
+ * darray_temp_limit gives way to direct runs. */
+DARRAY_HIDDEN const strategy_t *darray__plan_forced(const xfer_t *x);
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */
-DARRAY_HIDDEN int darray__plan_choose(const xfer_t *x, const strategy_t **s);
-/* The same decision, with its reason in words in why (n bytes). */
-DARRAY_HIDDEN int darray__plan_explain(const xfer_t *x, const strategy_t **s,
-                                       char *why, size_t n);
+DARRAY_HIDDEN int darray__plan_choose(xfer_t *x, const strategy_t **s);
+/* The same decision, with every estimate and the reason in words. */
+DARRAY_HIDDEN int darray__plan_explain(xfer_t *x, plan_t *p);
+/* Every entry's estimate in words, in the table's order ("direct 1.234
+ * us; twophase not a candidate: ..."; reasons hold no ';'), into buf (n
+ * bytes, DARRAY_ESTIMATES_LEN holds them all); returns buf. */
+#define DARRAY_ESTIMATES_LEN (DARRAY_MAX_STRATEGIES * 240)
+DARRAY_HIDDEN const char *darray__plan_estimates(const plan_t *p, char *buf,
+                                                 size_t n);
+/* The decision among the entries of table (NULL-terminated, at most
+ * DARRAY_MAX_STRATEGIES) for a call whose access is acc: the rules of
+ * plan.c, for any table (the unit tests bring their own). */
+DARRAY_HIDDEN int darray__plan_decide(const xfer_t *x,
+                                      const strategy_t *const *table,
+                                      const access_t *acc, plan_t *p);
 
 #endif /* DARRAYIO_STRATEGY_H */

@@ -75,41 +75,26 @@ static int64_t want_boundary(const chunk_case_t *k, int i) {
 }
 
 /* Chunk `cycle` of aggregator i against the domain [b0, b1) it cuts. */
-static int check_chunk(const tp_t *t, int i, int64_t cycle, int64_t b0,
-                       int64_t b1) {
+static int check_chunk(const tp_domains_t *d, int64_t C, int i,
+                       int64_t cycle, int64_t b0, int64_t b1) {
   int64_t clo, chi;
-  darray__tp_chunk(t, i, cycle, &clo, &chi);
-  wide_t s = b0 + (wide_t)cycle * t->C;
+  darray__tp_chunk(d, C, i, cycle, &clo, &chi);
+  wide_t s = b0 + (wide_t)cycle * C;
   int64_t wlo = s < b1 ? (int64_t)s : b1;
-  int64_t whi = s + t->C < b1 ? (int64_t)(s + t->C) : b1;
+  int64_t whi = s + C < b1 ? (int64_t)(s + C) : b1;
   if (clo == wlo && chi == whi)
     return 1;
   return TU_FAIL("aggregator %d cycle %lld of domain [%lld, %lld), C %lld: "
                  "chunk [%lld, %lld), want [%lld, %lld)", i,
                  (long long)cycle, (long long)b0, (long long)b1,
-                 (long long)t->C, (long long)clo, (long long)chi,
+                 (long long)C, (long long)clo, (long long)chi,
                  (long long)wlo, (long long)whi);
 }
 
 static void chunk_unit(const chunk_case_t *k) {
-  darray_s_t a;
-  darray_file_s_t f;
-  memset(&a, 0, sizeof a);
-  memset(&f, 0, sizeof f);
-  a.d.esize = k->es;
-  a.d.disp = k->disp;
-  darray__hints_default(&f.hints);
-  f.hints.striping_unit = k->su;
-  f.hints.cb_buffer_size = k->cb;
-  xfer_t x = {.f = &f, .a = &a, .write = true};
-  tp_t t;
-  memset(&t, 0, sizeof t);
-  t.x = &x;
-  t.a = &a;
-  t.P = t.A = k->A;
-  t.lo = k->lo;
-  t.hi = k->hi;
-  darray__tp_set_chunks(&t, k->parts);
+  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su};
+  tp_sizes_t t;
+  darray__tp_chunks(&d, k->cb, k->parts, &t);
   if (!TU_CHECK(t.C >= k->es && t.C % k->es == 0) ||
       !TU_CHECK(t.C <= (k->cb > k->es ? k->cb : k->es)))
     return;
@@ -124,10 +109,10 @@ static void chunk_unit(const chunk_case_t *k) {
     bool ok = true;
     if (n <= 64)
       for (int64_t c = 0; c <= n + 1 && ok; c++)
-        ok = check_chunk(&t, i, c, b0, b1);
+        ok = check_chunk(&d, t.C, i, c, b0, b1);
     for (size_t p = 0; p < sizeof probe / sizeof probe[0] && ok; p++)
       if (probe[p] >= 0)
-        ok = check_chunk(&t, i, probe[p], b0, b1);
+        ok = check_chunk(&d, t.C, i, probe[p], b0, b1);
     if (!ok) {
       TU_FAIL("  (extent [%lld, %lld), disp %lld, es %lld, su %lld, A %d)",
               (long long)k->lo, (long long)k->hi, (long long)k->disp,
@@ -441,10 +426,8 @@ static void want_extent(int r, int64_t n, int64_t k, bool cyclic,
 
 /* The two-phase and direct estimates explain printed; false if absent. */
 static bool estimates(const char *text, double *t2, double *td) {
-  const char *key = "estimated time with two-phase ";
-  const char *e = strstr(text, key);
-  return e != NULL &&
-         sscanf(e + strlen(key), "%lf us, with direct runs %lf", t2, td) == 2;
+  return tu_estimate(text, "twophase", t2) == 1 &&
+         tu_estimate(text, "direct", td) == 1;
 }
 
 static void explain_1d(const char *path, bool cyclic) {
@@ -538,11 +521,13 @@ static void plan_far_section(void) {
     darray__section_box(a, box, box + 2, DARRAY_ORDER_C, &x.box_sec);
     x.sec = &x.box_sec;
     x.nsec = 1;
-    const strategy_t *s = NULL;
-    char why[512] = "";
-    TU_OK(darray__plan_explain(&x, &s, why, sizeof why));
-    TU_CHECK(s == &darray__strategy_direct);
-    TU_CONTAINS(why, "sieving would not pay");
+    plan_t p;
+    TU_OK(darray__plan_explain(&x, &p));
+    TU_CHECK(p.s == darray__strategy_named("direct"));
+    for (int i = 0; i < p.n; i++)
+      if (strcmp(p.table[i]->name, "sieve") == 0)
+        TU_CONTAINS(p.est[i].why, "sieving would not pay");
+    darray__xfer_access_free(&x);
     TU_OK(darray_file_close(&f));
   }
   remove(path);

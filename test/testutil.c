@@ -360,3 +360,27 @@ bool tu_fault_injection(void) {
   return false;
 #endif
 }
+
+int tu_estimate(const char *text, const char *name, double *us) {
+  const char *line = strstr(text, "  estimates:");
+  if (line == NULL)
+    return -1;
+  const char *end = strchr(line, '\n');
+  size_t n = strlen(name);
+  /* entries are "NAME 1.234 us" or "NAME not a candidate: ...", each
+   * after ": " (the first) or "; " */
+  for (const char *p = line + strlen("  estimates:"); p != NULL && p < end;
+       p = strstr(p, "; ")) {
+    p += p[0] == ';' ? 2 : 1;
+    if (strncmp(p, name, n) != 0 || p[n] != ' ')
+      continue;
+    if (strncmp(p + n + 1, "not a candidate: ", 17) == 0)
+      return 0;
+    int used = 0;
+    return sscanf(p + n + 1, "%lf%n", us, &used) == 1 &&
+                   strncmp(p + n + 1 + used, " us", 3) == 0
+               ? 1
+               : -1;
+  }
+  return -1;
+}

@@ -124,6 +124,10 @@ unsigned char *tu_read_file(const char *path, int64_t *size);
 MPI_Info tu_info(const char *hints);
 /* What darray_explain() prints for (f, a), as a string to free. */
 char *tu_explain(darray_file_t f, darray_t a, int write);
+/* Strategy name's estimate on the "estimates:" line of an explanation, in
+ * microseconds: 1 when found (*us set), 0 when it is not a candidate
+ * there, -1 when the line or the name is missing or malformed. */
+int tu_estimate(const char *text, const char *name, double *us);
 /* Write n bytes to path (create/truncate) with stdio on this rank; returns 0
  * on success, -1 on failure. */
 int tu_write_file(const char *path, const void *buf, int64_t n);

@@ -11,6 +11,7 @@
  * conformance test. Nothing is communicated and nothing grows with the
  * number of elements.
  */
+#include "access.h"
 #include "advise/advise.h"
 
 #include <inttypes.h>
@@ -167,12 +168,11 @@ static int judge(consumer_t *cs, const int perm[],
     rc = darray__dist_sections(a, r, &sec, &nsec);
     if (rc != DARRAY_SUCCESS)
       return rc;
-    layout_summary_t s;
-    darray__layout_summary(a, sec, nsec, &s);
+    access_rank_t s; /* as a call's access summary has it */
+    darray__access_rank(a, sec, nsec, &s);
     free(sec);
-    layout_rank_t *x = &cs->rr[r];
-    *x = (layout_rank_t){s.lo, s.hi, s.nruns, s.bytes};
-    v->nonconforming += !darray__layout_conforms(x, nsec);
+    cs->rr[r] = (layout_rank_t){s.lo, s.hi, s.nruns, s.bytes};
+    v->nonconforming += !s.conforms;
     v->total_runs += s.nruns;
     if (s.nruns > v->max_runs)
       v->max_runs = s.nruns;

@@ -51,24 +51,10 @@
  * Memory: one buffer of at most the hint (never more than this process's
  * extent) plus two run iterators, whatever the array size.
  */
-#include "strategy.h"
+#include "sieve/sieve.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct sieve {
-  xfer_t *x;
-  layout_iter_t scan;   /* finds windows */
-  layout_iter_t replay; /* walks a window's runs again */
-  layout_run_t cur;     /* first run not moved completely */
-  int64_t done;         /* bytes of cur already moved */
-  bool have;            /* cur is valid */
-  char *buf;
-  int64_t cap;          /* bytes of buf: largest window */
-  double lat_rd, lat_wr, ns_per_byte;
-  bool rmw_ok;          /* writes: read-modify-write allowed */
-  bool locks;           /* the file takes locks (plain writes: shared) */
-} sieve_t;
 
 /* A window: file bytes [lo, hi), starting with part [b0, ...) of run
  * first. */
@@ -83,8 +69,7 @@ typedef struct window {
 
 /* ---- choosing windows ---------------------------------------------------- */
 
-/* Whether a run `gap` bytes after the window should join it. */
-static bool worth_joining(const sieve_t *s, int64_t gap, int64_t len) {
+bool darray__sieve_joins(const sieve_t *s, int64_t gap, int64_t len) {
   if (gap == 0)
     return true;
   if (!s->x->write)
@@ -108,7 +93,7 @@ static void scan_window(sieve_t *s, window_t *w) {
   s->have = false;
   while (darray__layout_next(&s->scan, &r)) {
     int64_t gap = r.foff - w->hi;
-    if (r.foff + r.len - lo > s->cap || !worth_joining(s, gap, r.len)) {
+    if (r.foff + r.len - lo > s->cap || !darray__sieve_joins(s, gap, r.len)) {
       s->cur = r;
       s->done = 0;
       s->have = true;
@@ -259,30 +244,18 @@ static int write_window(sieve_t *s, const window_t *w) {
 /* ---- the strategy -------------------------------------------------------- */
 
 /* Whether [lo, hi) overlaps the extent of another process's runs. */
-static int overlaps_other(const xfer_t *x, int64_t lo, int64_t hi,
-                          bool *over) {
-  const struct darray_s *a = x->a;
+static int overlaps_other(xfer_t *x, int64_t lo, int64_t hi, bool *over) {
+  const access_t *acc;
   *over = false;
-  for (int r = 0; r < a->d.nprocs && !*over; r++) {
-    if (r == a->rank)
-      continue;
-    section_t *sec;
-    int nsec;
-    int rc = darray__xfer_sections(x, r, &sec, &nsec);
-    if (rc != DARRAY_SUCCESS)
-      return rc;
-    int64_t rlo, rhi;
-    darray__layout_extent(&a->d, sec, nsec, &rlo, &rhi);
-    free(sec);
-    *over = rlo < rhi && rlo < hi && lo < rhi;
+  int rc = darray__xfer_access(x, &acc);
+  for (int r = 0; rc == DARRAY_SUCCESS && r < acc->P && !*over; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    *over = r != x->a->rank && k->lo < k->hi && k->lo < hi && lo < k->hi;
   }
-  return DARRAY_SUCCESS;
+  return rc;
 }
 
-/* The largest window: the buffer-size hint in whole elements, at least
- * one element, or less under a darray_temp_limit below one element
- * (darray__xfer_buffer_cap). */
-static int64_t window_cap(const xfer_t *x) {
+int64_t darray__sieve_window_cap(const xfer_t *x) {
   const darray_hints_t *h = &x->f->hints;
   int64_t hint = x->write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
   return darray__xfer_buffer_cap(x, hint);
@@ -299,7 +272,7 @@ static int sieve_setup(sieve_t *s) {
     return rc;
   int64_t lo, hi;
   darray__layout_extent(&a->d, x->sec, x->nsec, &lo, &hi);
-  s->cap = window_cap(x);
+  s->cap = darray__sieve_window_cap(x);
   if (s->cap > hi - lo)
     s->cap = hi - lo;
   s->buf = malloc((size_t)s->cap);
@@ -371,47 +344,6 @@ static int sieve_run(xfer_t *x) {
   return rc;
 }
 
-/*
- * The planner's estimate (ns) of a sieved read by one process of sections
- * sec, which hold `bytes` bytes: one call per window plus every
- * byte of the windows, by the cost model above. Windows end where a hole
- * is too large to read through (worth_joining) and every cap bytes; the
- * holes are found from the first `sample` runs only and the rest is scaled
- * by bytes (distributions repeat with a period of a few runs), so the cost
- * of the estimate is bounded whatever the array's size.
- */
-int darray__sieve_read_cost(const xfer_t *x, const section_t *sec, int nsec,
-                            int64_t bytes, int64_t sample, double *ns) {
-  const darray_hints_t *h = &x->f->hints;
-  sieve_t s = {.x = (xfer_t *)x, .lat_rd = (double)h->ds_rd_latency_ns,
-               .ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs};
-  *ns = 0;
-  if (bytes <= 0)
-    return DARRAY_SUCCESS;
-  int rc = darray__layout_iter_init(&s.scan, &x->a->d, sec, nsec);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  int64_t cap = window_cap(x);
-  int64_t data = 0, span = 0, breaks = 1, end = 0;
-  layout_run_t r;
-  for (int64_t k = 0; k < sample && darray__layout_next(&s.scan, &r); k++) {
-    int64_t gap = r.foff - end;
-    if (k > 0 && worth_joining(&s, gap, r.len))
-      span += gap;
-    else if (k > 0)
-      breaks++;
-    data += r.len;
-    span += r.len;
-    end = r.foff + r.len;
-  }
-  darray__layout_iter_free(&s.scan);
-  if (data == 0)
-    return DARRAY_SUCCESS;
-  double scale = (double)bytes / (double)data;
-  double windows = scale * (double)breaks + scale * (double)span / (double)cap;
-  *ns = windows * s.lat_rd + scale * (double)span * s.ns_per_byte;
-  return DARRAY_SUCCESS;
-}
-
-const strategy_t darray__strategy_sieve = {"sieve", sieve_prepare, sieve_run,
-                                           sieve_finish};
+const strategy_t darray__strategy_sieve = {
+    "sieve", false, {"romio_ds_read", "romio_ds_write"},
+    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish};

@@ -123,10 +123,10 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
  * aggregators have posted their side (phase 1).
  */
 static void owner_streams(tp_t *t, int64_t cycle, int phase) {
-  for (int i = 0; i < t->A; i++) {
+  for (int i = 0; i < t->dom.A; i++) {
     int64_t clo, chi, first;
-    int peer = darray__tp_agg_rank(t, i);
-    darray__tp_chunk(t, i, cycle, &clo, &chi);
+    int peer = darray__tp_agg_rank(i, t->P, t->dom.A);
+    darray__tp_chunk(&t->dom, t->C, i, cycle, &clo, &chi);
     if (peer == t->me || clo == chi)
       continue;
     bool contig;
@@ -346,7 +346,7 @@ static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
 static bool my_chunk(const tp_t *t, int64_t cycle, int64_t *clo, int64_t *chi) {
   *clo = *chi = 0;
   if (t->myagg >= 0)
-    darray__tp_chunk(t, t->myagg, cycle, clo, chi);
+    darray__tp_chunk(&t->dom, t->C, t->myagg, cycle, clo, chi);
   return *clo < *chi;
 }
 

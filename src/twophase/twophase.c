@@ -32,183 +32,48 @@
  */
 #include "twophase.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- 1. prepare --------------------------------------------------------- */
 
-/* The smallest base + k * unit (k >= 0) at or after b, or hi when that
- * lies past hi (base <= hi, unit >= 1): b + unit - 1 may pass INT64_MAX
- * when the array ends near it, so the remainder is taken first. */
-static int64_t round_up_to(int64_t b, int64_t base, int64_t unit,
-                           int64_t hi) {
-  if (b <= base)
-    return base;
-  int64_t r = (b - base) % unit;
-  if (r == 0)
-    return b;
-  return b - r > hi - unit ? hi : b - r + unit;
-}
-
-/* Start of aggregator i's domain: an even split of [lo, hi), moved to the
- * nearest striping_unit boundary if that hint is set, then up to an element
- * boundary so that no element is split between domains or chunks. Every
- * step stays within [0, hi]: an array may end at INT64_MAX. */
-static int64_t boundary(const tp_t *t, int i) {
-  if (i <= 0)
-    return t->lo;
-  if (i >= t->A)
-    return t->hi;
-  int64_t span = t->hi - t->lo, su = t->x->f->hints.striping_unit;
-  /* lo + span * i / A without forming span * i */
-  int64_t b = t->lo + span / t->A * i + span % t->A * i / t->A;
-  if (su > 0) /* to the nearest multiple of su; halves round up */
-    b = b % su < su - su / 2 ? b - b % su : round_up_to(b, 0, su, t->hi);
-  b = round_up_to(b, t->a->d.disp, t->a->d.esize, t->hi);
-  return b < t->lo ? t->lo : b > t->hi ? t->hi : b;
-}
-
-/* Cycle `cycle` covers [dlo + cycle * C, + C) of the domain [dlo, dhi);
- * past the domain's end the chunk is empty, at dhi. The offsets are
- * compared as distances into the domain, never formed past dhi, which may
- * be INT64_MAX. */
-void darray__tp_chunk(const tp_t *t, int i, int64_t cycle, int64_t *clo,
-                      int64_t *chi) {
-  int64_t dlo = boundary(t, i), dhi = boundary(t, i + 1), len = dhi - dlo;
-  if (len <= 0 || cycle > (len - 1) / t->C) {
-    *clo = *chi = dhi;
-    return;
-  }
-  int64_t at = cycle * t->C; /* < len */
-  *clo = dlo + at;
-  *chi = len - at > t->C ? *clo + t->C : dhi;
-}
-
-int darray__tp_agg_rank(const tp_t *t, int i) {
-  return (int)((int64_t)i * t->P / t->A);
-}
-
-static int extent_and_density(tp_t *t) {
-  const struct darray_s *a = t->a;
-  int64_t owned = 0;
-  bool any = false;
-  for (int r = 0; r < t->P; r++) {
-    int rc = darray__xfer_sections(t->x, r, &t->peer_sec[r], &t->peer_nsec[r]);
-    if (rc != DARRAY_SUCCESS)
-      return rc;
-    int64_t lo, hi;
-    darray__layout_extent(&a->d, t->peer_sec[r], t->peer_nsec[r], &lo, &hi);
-    if (hi > lo) {
-      t->lo = any && t->lo < lo ? t->lo : lo;
-      t->hi = any && t->hi > hi ? t->hi : hi;
-      any = true;
-    }
-    int64_t nruns, bytes;
-    darray__layout_count(&a->d, t->peer_sec[r], t->peer_nsec[r], &nruns, &bytes);
-    t->nruns += nruns;
-    t->nbytes += bytes;
-    for (int s = 0; s < t->peer_nsec[r]; s++) {
-      int64_t n = a->d.esize;
-      for (int d = 0; d < a->d.ndims; d++)
-        n *= darray__dist_set_size(&t->peer_sec[r][s].set[d]);
-      owned += n;
-    }
-  }
-  t->dense = owned == t->hi - t->lo; /* every byte of the extent is owned */
-  return DARRAY_SUCCESS;
-}
-
-/*
- * cb_buffer_size bounds all temporary memory of a process: the message/pack
- * buffer (M = a quarter) plus an aggregator's staging of the others'
- * streams (C per chunk, times the overlap depth of section reads whose
- * boxes overlap: the same bytes then go to several processes) plus, in
- * image mode, the chunk's image (C).
- *
- * Image mode: a vector call costs the kernel a few tens of nanoseconds per
- * piece, copying a piece costs about its length at memory speed, so short
- * pieces are copied into a contiguous image of the chunk that moves with
- * one call, and long ones go to the kernel as a vector with no copy. The
- * mean piece (every process's bytes over its runs, the same number
- * everywhere) is compared with darray_cb_image_piece.
- */
-/* Chunk size C from cb_buffer_size - M shared by `parts` buffers of C
- * bytes, no larger than the largest domain; M no larger than C; the
- * number of cycles. */
-void darray__tp_set_chunks(tp_t *t, int parts) {
+/* The buffers of the call (tp_domain.c), or a refusal with a message
+ * when they cannot be had. */
+static void size_buffers(tp_t *t) {
   const darray_hints_t *h = &t->x->f->hints;
-  int64_t es = t->a->d.esize, cb = h->cb_buffer_size;
-  t->M = cb / 4 / es * es;
-  if (t->M < es)
-    t->M = es;
-  t->C = (cb - t->M) / parts / es * es;
-  if (t->C < es && t->M > es) { /* a smaller M before chunks too small */
-    t->M = es;
-    t->C = (cb - t->M) / parts / es * es;
-  }
-  if (t->C < es)
-    t->C = es;
-  int64_t dmax = 0; /* the largest domain: no chunk needs more */
-  for (int i = 0; i < t->A; i++) {
-    int64_t len = boundary(t, i + 1) - boundary(t, i);
-    dmax = len > dmax ? len : dmax;
-  }
-  if (dmax > 0 && t->C > dmax)
-    t->C = dmax; /* a multiple of es: domains start on element boundaries */
-  if (t->M > t->C)
-    t->M = t->C;
-  t->ntimes = 0;
-  for (int i = 0; i < t->A; i++) { /* ceil(len / C): len + C may overflow */
-    int64_t len = boundary(t, i + 1) - boundary(t, i);
-    int64_t n = len / t->C + (len % t->C != 0);
-    t->ntimes = n > t->ntimes ? n : t->ntimes;
-  }
-  /* Buffers of whole elements can exceed cb_buffer_size, and so
-   * darray_temp_limit: refuse rather than exceed (the automatic pipeline
-   * gives up its second buffer first). A message is M bytes or less, and
-   * MPI counts them in an int. */
-  int64_t lim = h->temp_limit, need = 0;
-  if (t->M <= INT32_MAX) /* then C <= max(cb, M) < 2^31: no overflow */
-    need = t->M + parts * t->C;
-  if (t->M > INT32_MAX) { /* MPI counts are int */
+  tp_sizes_t s;
+  darray__tp_size(&t->dom, h, t->x->write, t->acc, &s);
+  t->C = s.C;
+  t->M = s.M;
+  t->ntimes = s.ntimes;
+  t->image = s.image;
+  t->pipeline = s.pipeline;
+  long long es = (long long)t->dom.es;
+  if (s.refuse == TP_HUGE_ELEMENT) /* MPI counts are int */
     t->rc = darray__err(t->x->msg, DARRAY_ELIMIT,
                         "%lld-byte elements are too large for two-phase: "
                         "its messages carry whole elements, and MPI counts "
-                        "at most %d bytes in one", (long long)es,
-                        (int)INT32_MAX);
-  } else if (lim > 0 && need > lim && t->pipeline &&
-             h->cb_pipeline == DARRAY_TRI_AUTO) {
-    t->pipeline = false;
-    darray__tp_set_chunks(t, parts - 1);
-  } else if (lim > 0 && need > lim) {
+                        "at most %d bytes in one", es, (int)INT32_MAX);
+  else if (s.refuse == TP_OVER_LIMIT)
     t->rc = darray__err(t->x->msg, DARRAY_ELIMIT,
                         "darray_temp_limit = %lld bytes is less than the "
                         "%lld bytes two-phase needs on an aggregator: %d "
                         "chunk buffer%s of %lld bytes and a message buffer "
                         "of %lld, in whole %lld-byte elements",
-                        (long long)lim, (long long)need, parts,
-                        parts > 1 ? "s" : "", (long long)t->C,
-                        (long long)t->M, (long long)es);
-  }
+                        (long long)h->temp_limit, (long long)s.need, s.parts,
+                        s.parts > 1 ? "s" : "", (long long)s.C,
+                        (long long)s.M, es);
 }
 
 static void choose_aggregators(tp_t *t) {
-  const darray_hints_t *h = &t->x->f->hints;
-  t->A = h->cb_nodes > 0 && h->cb_nodes < t->P ? (int)h->cb_nodes : t->P;
-  t->image = t->nruns > 0 && t->nbytes / t->nruns < h->cb_image_piece;
+  darray__tp_domains(t->acc, &t->x->f->hints, &t->a->d, &t->dom);
+  t->dense = t->acc->dense;
   t->myagg = -1;
-  for (int i = 0; i < t->A; i++)
-    if (darray__tp_agg_rank(t, i) == t->me)
+  for (int i = 0; i < t->dom.A; i++)
+    if (darray__tp_agg_rank(i, t->P, t->dom.A) == t->me)
       t->myagg = i;
-  int parts = (t->x->write ? 1 : darray__boxes_depth(t->x)) + t->image;
-  darray__tp_set_chunks(t, parts);
-  /* pipelined writes need a second staging slot: worth it with two
-   * aggregators or more taking turns and two cycles or more */
-  int pl = h->cb_pipeline;
-  t->pipeline = t->x->write && pl != DARRAY_TRI_DISABLE &&
-                (pl == DARRAY_TRI_ENABLE || (t->A >= 2 && t->ntimes >= 2));
-  if (t->pipeline)
-    darray__tp_set_chunks(t, parts + 1);
+  size_buffers(t);
 }
 
 static bool all_mem_contig(const xfer_t *x) {
@@ -227,7 +92,7 @@ static int64_t largest_chunk_streams(tp_t *t) {
   int64_t most = t->C;
   for (int64_t c = 0; c < t->ntimes; c++) {
     int64_t clo, chi, sum = 0;
-    darray__tp_chunk(t, t->myagg, c, &clo, &chi);
+    darray__tp_chunk(&t->dom, t->C, t->myagg, c, &clo, &chi);
     for (int r = 0; r < t->P && clo < chi; r++)
       sum += darray__tp_stream_bytes(&t->peer[r], clo, chi);
     most = sum > most ? sum : most;
@@ -253,7 +118,7 @@ static int slot_alloc(tp_slot_t *s, int64_t stage, int P) {
  */
 static int slot_requests(tp_t *t, tp_slot_t *s) {
   int64_t stage = t->myagg >= 0 ? t->stage_cap : 0;
-  int64_t n = (stage + (int64_t)t->A * t->C) / t->M + t->P + t->A + 1;
+  int64_t n = (stage + (int64_t)t->dom.A * t->C) / t->M + t->P + t->dom.A + 1;
   s->req = malloc(sizeof *s->req * (size_t)n);
   s->req_cap = (int)n;
   return s->req != NULL ? DARRAY_SUCCESS : DARRAY_ENOMEM;
@@ -266,16 +131,21 @@ static void slot_free(tp_slot_t *s) {
   free(s->req);
 }
 
-/* Buffers of an aggregator: staging, walkers, the vector. */
+/* Buffers of an aggregator: every process's cells and runs, staging,
+ * walkers, the vector. */
 static int prepare_aggregator(tp_t *t) {
   size_t P = (size_t)t->P;
+  t->peer_sec = calloc(P, sizeof *t->peer_sec);
+  t->peer_nsec = calloc(P, sizeof *t->peer_nsec);
   t->peer = calloc(P, sizeof *t->peer);
-  if (t->peer == NULL)
+  if (!t->peer_sec || !t->peer_nsec || !t->peer)
     return DARRAY_ENOMEM;
   t->stage_cap = t->C;
   for (int r = 0; r < t->P; r++) {
-    int rc = darray__layout_iter_init(&t->peer[r], &t->a->d, t->peer_sec[r],
-                                      t->peer_nsec[r]);
+    int rc = darray__xfer_sections(t->x, r, &t->peer_sec[r], &t->peer_nsec[r]);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__layout_iter_init(&t->peer[r], &t->a->d, t->peer_sec[r],
+                                    t->peer_nsec[r]);
     if (rc != DARRAY_SUCCESS)
       return rc;
     t->npeer = r + 1;
@@ -305,16 +175,12 @@ static int tp_prepare(xfer_t *x) {
   t->a = x->a;
   t->P = x->a->d.nprocs;
   t->me = x->a->rank;
-  t->peer_sec = calloc((size_t)t->P, sizeof *t->peer_sec);
-  t->peer_nsec = calloc((size_t)t->P, sizeof *t->peer_nsec);
-  if (!t->peer_sec || !t->peer_nsec)
-    return DARRAY_ENOMEM;
-  int rc = extent_and_density(t);
+  int rc = darray__xfer_access(x, &t->acc);
   if (rc != DARRAY_SUCCESS)
     return rc;
   choose_aggregators(t);
   if (t->rc != DARRAY_SUCCESS)
-    return t->rc; /* darray__tp_set_chunks: the buffers do not fit */
+    return t->rc; /* the buffers do not fit */
   t->self_contig = all_mem_contig(x);
   rc = darray__layout_iter_init(&t->self, &t->a->d, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)
@@ -362,6 +228,44 @@ static void tp_finish(xfer_t *x) {
   x->state = NULL;
 }
 
+/* ---- the planner's estimate --------------------------------------------- */
+
+/*
+ * The call's time (ns) by the sieving model's latencies and bandwidth (B)
+ * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
+ * sent and when received) and a synchronization cost per cycle
+ * (darray_cb_cycle_ns, measured when the file opens): the largest domain
+ * at B, plus ntimes cycles of one file call and one synchronization each,
+ * plus the exchange of every process's data that lives in other domains
+ * (the slowest process's bytes, (P - 1) / P of them, both ways). Domains
+ * and ntimes are the strategy's own (darray__tp_size), so the estimate
+ * counts the cycles prepare will run. Only interleaved extents are worth
+ * exchanging: otherwise every process moves its own runs at no cost of
+ * communication.
+ */
+static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
+  const darray_hints_t *h = &x->f->hints;
+  if (!acc->interleaved) {
+    snprintf(e->why, sizeof e->why, "the processes' extents do not "
+             "interleave: each moves its own runs, with no communication");
+    return DARRAY_SUCCESS;
+  }
+  tp_domains_t d;
+  tp_sizes_t s;
+  darray__tp_domains(acc, h, &x->a->d, &d);
+  darray__tp_size(&d, h, x->write, acc, &s);
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double xw = 1000.0 / (double)h->cb_exchange_mbs;
+  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  int64_t most = 0;
+  for (int r = 0; r < acc->P; r++)
+    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  e->ns = (double)s.dmax * bw +
+          (double)s.ntimes * (lat + (double)h->cb_cycle_ns) +
+          2.0 * (double)most * (acc->P - 1) / acc->P * xw;
+  return DARRAY_SUCCESS;
+}
+
 /* ---- 2. the cycles ------------------------------------------------------ */
 
 static int tp_run(xfer_t *x) {
@@ -377,5 +281,6 @@ static int tp_run(xfer_t *x) {
   return t->rc;
 }
 
-const strategy_t darray__strategy_twophase = {"twophase", tp_prepare, tp_run,
-                                              tp_finish};
+const strategy_t darray__strategy_twophase = {
+    "twophase", true, {"romio_cb_read", "romio_cb_write"},
+    tp_estimate, tp_prepare, tp_run, tp_finish};

@@ -16,6 +16,73 @@ typedef struct pwalk {
   bool valid;
 } pwalk_t;
 
+/* ---- file domains and chunks (tp_domain.c): numbers only, sized the
+ * same way for the strategy's preparation and for its estimate ---- */
+
+/* The split of the access into one file domain per aggregator. */
+typedef struct tp_domains {
+  int64_t lo, hi;   /* the union of every process's extent */
+  int A;            /* aggregators: domain i is aggregator i's */
+  int64_t disp, es; /* elements start at disp + k * es */
+  int64_t su;       /* striping_unit: boundaries near its multiples (0:
+                       none) */
+} tp_domains_t;
+
+/* Why the buffers of a call cannot be had (tp_sizes_t.refuse). */
+enum { TP_FITS = 0, TP_HUGE_ELEMENT, TP_OVER_LIMIT };
+
+/*
+ * How a call's buffers are sized. cb_buffer_size bounds all temporary
+ * memory of a process: the message/pack buffer (M = a quarter) plus
+ * `parts` buffers of C bytes: an aggregator's staging of the others'
+ * streams (times the overlap depth of section reads whose boxes overlap:
+ * the same bytes then go to several processes), in image mode the chunk's
+ * image, and for pipelined writes a second staging slot. C and M are
+ * whole elements, C no larger than the largest domain, M no larger than
+ * C; every domain is moved in ntimes = ceil(domain / C) cycles or fewer.
+ *
+ * Image mode: a vector call costs the kernel a few tens of nanoseconds per
+ * piece, copying a piece costs about its length at memory speed, so short
+ * pieces are copied into a contiguous image of the chunk that moves with
+ * one call, and long ones go to the kernel as a vector with no copy. The
+ * mean piece (every process's bytes over its runs, the same number
+ * everywhere) is compared with darray_cb_image_piece.
+ */
+typedef struct tp_sizes {
+  int64_t C, M;   /* chunk bytes per aggregator and cycle; message bytes */
+  int64_t ntimes; /* cycles, the same on every process */
+  int64_t dmax;   /* the largest domain */
+  int parts;      /* buffers of C bytes */
+  bool image, pipeline;
+  int64_t need;   /* M + parts * C: an aggregator's buffers */
+  int refuse;     /* TP_FITS, or why prepare must refuse the call */
+} tp_sizes_t;
+
+/* The domains of a call's access under the hints (cb_nodes, striping_unit)
+ * and the array's elements. */
+DARRAY_HIDDEN void darray__tp_domains(const access_t *acc,
+                                      const darray_hints_t *h,
+                                      const darray_desc_t *a,
+                                      tp_domains_t *d);
+/* Start of domain i (lo for i <= 0, hi for i >= A). */
+DARRAY_HIDDEN int64_t darray__tp_boundary(const tp_domains_t *d, int i);
+/* Chunk [*clo, *chi) of domain i in a cycle (empty when clo == chi). */
+DARRAY_HIDDEN void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i,
+                                    int64_t cycle, int64_t *clo,
+                                    int64_t *chi);
+/* Rank of aggregator i of A among P processes. */
+DARRAY_HIDDEN int darray__tp_agg_rank(int i, int P, int A);
+/* C, M, ntimes, dmax and need for `parts` buffers of C bytes out of
+ * cb bytes (parts, need and refuse as the caller decides). */
+DARRAY_HIDDEN void darray__tp_chunks(const tp_domains_t *d, int64_t cb,
+                                     int parts, tp_sizes_t *s);
+/* Everything a call's preparation decides from numbers: image mode, the
+ * pipeline, the buffers and whether they fit (MPI's int counts,
+ * darray_temp_limit, which the automatic pipeline gives way to first). */
+DARRAY_HIDDEN void darray__tp_size(const tp_domains_t *d,
+                                   const darray_hints_t *h, bool write,
+                                   const access_t *acc, tp_sizes_t *s);
+
 /* What one cycle's exchange holds: an aggregator's staging of the others'
  * streams and where each lands, and the cycle's requests. Pipelined
  * writes keep two, one for the chunk being written and one for the next
@@ -32,16 +99,18 @@ typedef struct tp_slot {
 typedef struct tp {
   xfer_t *x;
   const struct darray_s *a;
-  int P, A, me, myagg; /* processes, aggregators, my rank, my aggregator # */
-  int64_t lo, hi;      /* the extent of all processes' runs */
-  bool dense;          /* every byte of [lo, hi) belongs to some process */
+  const access_t *acc; /* the call's access in numbers */
+  int P, me, myagg;    /* processes, my rank, my aggregator # */
+  tp_domains_t dom;    /* the file domains (dom.A aggregators) */
+  bool dense;          /* every byte of the access's extent belongs to
+                          some process */
   int64_t C;           /* file bytes per aggregator and cycle */
   int64_t M;           /* bytes per message (and of the pack buffer) */
   int64_t ntimes;      /* cycles, the same on every process */
   bool self_contig;    /* my runs are contiguous in my buffer */
   layout_iter_t self;  /* my runs */
   bool self_ok;
-  section_t **peer_sec; /* every process's cells */
+  section_t **peer_sec; /* aggregators: every process's cells */
   int *peer_nsec;
   layout_iter_t *peer; /* aggregators: iterators over every process's runs */
   int npeer;
@@ -56,7 +125,6 @@ typedef struct tp {
   bool image;          /* small pieces: chunks are built in img and moved
                           with one call (else: vectors of pieces) */
   char *img;           /* aggregators in image mode: C bytes */
-  int64_t nruns, nbytes; /* every process's runs and bytes */
   int64_t *cursor;     /* ... and how much of each is consumed */
   pwalk_t *walk;       /* aggregators: one walker per process */
   struct iovec *iov;   /* DARRAY_IOV_MAX entries */
@@ -65,14 +133,6 @@ typedef struct tp {
   int rc; /* first local failure */
 } tp_t;
 
-/* C, M and ntimes from cb_buffer_size, with `parts` buffers of C bytes
- * (needs lo, hi, A and the call's array and hints). */
-DARRAY_HIDDEN void darray__tp_set_chunks(tp_t *t, int parts);
-/* Chunk [*clo, *chi) of aggregator i in a cycle (empty when clo == chi). */
-DARRAY_HIDDEN void darray__tp_chunk(const tp_t *t, int i, int64_t cycle,
-                                    int64_t *clo, int64_t *chi);
-/* Rank of aggregator i. */
-DARRAY_HIDDEN int darray__tp_agg_rank(const tp_t *t, int i);
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);
 /* Every cycle of a write, pipelined (t->pipeline). */

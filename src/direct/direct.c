@@ -1,5 +1,5 @@
 /*
- * strategy_direct.c - independent I/O of this process's own runs.
+ * direct.c - independent I/O of this process's own runs.
  *
  * Runs come in file order. A run that is contiguous in the buffer and does
  * not touch the next one moves with one call straight from/to the user's
@@ -10,12 +10,28 @@
  * at least as long as the buffer moves alone. So under a darray_temp_limit
  * below one element (darray__xfer_buffer_cap) contiguous runs use no
  * buffer at all.
+ *
+ * The planner's estimate counts those calls: one per stretch of touching
+ * runs that fits the buffer, one per buffer load of a longer stretch, one
+ * per lone run, each costing a call's latency, plus the bytes at the
+ * bandwidth (darray_ds_*_latency_ns, darray_ds_bandwidth_mbs). The
+ * slowest process is the call's time.
  */
 #include "strategy.h"
 
 #include <stdlib.h>
 
 #define MAX_PIECES 256 /* pieces per buffer load: bounded metadata */
+
+/* The temporary buffer of a call that moves `bytes` bytes: the buffer-size
+ * hint in whole elements (darray__xfer_buffer_cap), no larger than the
+ * data it may hold. */
+static int64_t direct_cap(const xfer_t *x, int64_t bytes) {
+  int64_t hint = x->write ? x->f->hints.ind_wr_buffer_size
+                          : x->f->hints.ind_rd_buffer_size;
+  int64_t cap = darray__xfer_buffer_cap(x, hint);
+  return bytes > 0 && cap > bytes ? bytes : cap;
+}
 
 typedef struct piece {
   layout_run_t run;
@@ -103,13 +119,9 @@ static int direct_run(xfer_t *x) {
     return DARRAY_ENOMEM;
   }
   b->x = x;
-  int64_t hint = x->write ? x->f->hints.ind_wr_buffer_size
-                          : x->f->hints.ind_rd_buffer_size;
-  b->cap = darray__xfer_buffer_cap(x, hint);
-  int64_t nruns, bytes; /* no buffer larger than the data it may hold */
+  int64_t nruns, bytes;
   darray__layout_count(&a->d, x->sec, x->nsec, &nruns, &bytes);
-  if (bytes > 0 && b->cap > bytes)
-    b->cap = bytes;
+  b->cap = direct_cap(x, bytes);
   /* writes: one shared lock over the whole extent instead of one per
    * write call (src/io/io_lock.c); no MPI call is made while it is held */
   int64_t lo = 0, hi = 0;
@@ -143,4 +155,73 @@ static int direct_run(xfer_t *x) {
   return rc;
 }
 
-const strategy_t darray__strategy_direct = {"direct", NULL, direct_run, NULL};
+/* ---- the estimate ------------------------------------------------------ */
+
+/* Calls for a stretch of `runs` touching runs holding len bytes: a lone
+ * run moves with one call (straight from the buffer when it is contiguous
+ * there, else in buffer loads: how another process's buffer is laid out
+ * is not known here, so a lone run counts as one call), a longer stretch
+ * in buffer loads of cap bytes. */
+static int64_t stretch_calls(int64_t len, int64_t runs, int64_t cap) {
+  if (runs <= 1)
+    return runs;
+  return len / cap + (len % cap != 0);
+}
+
+/* The calls of a sample of runs, stretch by stretch. */
+typedef struct tally {
+  int64_t cap, n, calls;
+  int64_t len, runs, end; /* the stretch so far */
+} tally_t;
+
+static void count_run(void *p, const layout_run_t *run) {
+  tally_t *t = p;
+  if (t->n++ > 0 && run->foff != t->end) {
+    t->calls += stretch_calls(t->len, t->runs, t->cap);
+    t->len = t->runs = 0;
+  }
+  t->len += run->len;
+  t->runs++;
+  t->end = run->foff + run->len;
+}
+
+/* The calls of process r, from its first runs scaled to all of them (its
+ * runs repeat with a short period; access.h). */
+static int sampled_calls(const xfer_t *x, int r, const access_rank_t *k,
+                         double *calls) {
+  tally_t t = {direct_cap(x, k->bytes), 0, 0, 0, 0, 0};
+  int rc = darray__xfer_sample_runs(x, r, count_run, &t);
+  t.calls += stretch_calls(t.len, t.runs, t.cap);
+  /* exactly its runs when no run touches another (the usual case) */
+  *calls = t.n == 0 || t.calls == t.n
+               ? (double)k->nruns
+               : (double)t.calls * ((double)k->nruns / (double)t.n);
+  return rc;
+}
+
+/* The slowest process: every sampled process's calls from its runs; the
+ * others' (beyond DARRAY_SAMPLE_RANKS processes) one per run. */
+static int direct_estimate(const xfer_t *x, const access_t *acc,
+                           estimate_t *e) {
+  const darray_hints_t *h = &x->f->hints;
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  int n = darray__access_samples(acc), i = 0;
+  e->ns = 0;
+  for (int r = 0; r < acc->P; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    double calls = (double)k->nruns;
+    if (i < n && darray__access_sample(acc, i) == r) {
+      i++;
+      int rc = k->nruns > 1 ? sampled_calls(x, r, k, &calls) : DARRAY_SUCCESS;
+      if (rc != DARRAY_SUCCESS)
+        return rc;
+    }
+    double t = calls * lat + (double)k->bytes * bw;
+    e->ns = t > e->ns ? t : e->ns;
+  }
+  return DARRAY_SUCCESS;
+}
+
+const strategy_t darray__strategy_direct = {
+    "direct", false, {NULL, NULL}, direct_estimate, NULL, direct_run, NULL};

@@ -1,0 +1,44 @@
+/*
+ * strategies.c - the strategy table: every way of moving a call's bytes.
+ *
+ * The planner (plan.c) asks each entry for its estimate and applies its
+ * rules in the table's order (the first entry a hint forces wins; ties go
+ * to the later entry); darray_strategy takes the entries' names (hints.c),
+ * darray_explain prints every entry's estimate.
+ *
+ * Adding a strategy: a folder src/NAME/ that defines
+ * `const strategy_t darray__strategy_NAME` (strategy.h says what each of
+ * its functions must do; its estimate sizes the call as its prepare
+ * does), its files in Makefile.am, one line in the list below, and its
+ * tests (test/test_plan_unit.c checks every entry's estimate against its
+ * formula). Keep direct runs first: they are the fallback.
+ */
+#include "strategy.h"
+
+#include <string.h>
+
+#define STRATEGIES(X) X(direct) X(twophase) X(sieve)
+
+#define DECLARE(name)                                                          \
+  DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;
+#define ENTRY(name) &darray__strategy_##name,
+STRATEGIES(DECLARE)
+const strategy_t *const darray__strategies[] = {STRATEGIES(ENTRY) NULL};
+
+_Static_assert(sizeof darray__strategies / sizeof darray__strategies[0] <=
+                   DARRAY_MAX_STRATEGIES + 1,
+               "more strategies than DARRAY_MAX_STRATEGIES");
+
+const char *darray__strategy_name(int i) {
+  for (int k = 0; darray__strategies[k] != NULL; k++)
+    if (k == i)
+      return darray__strategies[k]->name;
+  return NULL;
+}
+
+const strategy_t *darray__strategy_named(const char *name) {
+  for (int k = 0; darray__strategies[k] != NULL; k++)
+    if (strcmp(darray__strategies[k]->name, name) == 0)
+      return darray__strategies[k];
+  return NULL;
+}

@@ -1,0 +1,141 @@
+/*
+ * tp_domain.c - two-phase's file domains and chunks, from numbers alone.
+ *
+ * The union of every process's extent is split evenly into one domain
+ * per aggregator (moved to the striping unit and to element boundaries),
+ * and each domain is moved in chunks of C bytes, one per cycle. How large
+ * C and the message buffer M are follows from cb_buffer_size and the
+ * buffers the call needs; both the strategy's preparation (twophase.c)
+ * and its estimate for the planner size them here, so the planner counts
+ * the cycles the strategy runs.
+ */
+#include "twophase.h"
+
+void darray__tp_domains(const access_t *acc, const darray_hints_t *h,
+                        const darray_desc_t *a, tp_domains_t *d) {
+  int P = acc->P;
+  *d = (tp_domains_t){acc->lo, acc->hi,
+                      h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes
+                                                         : P,
+                      a->disp, a->esize, h->striping_unit};
+}
+
+int darray__tp_agg_rank(int i, int P, int A) {
+  return (int)((int64_t)i * P / A);
+}
+
+/* The smallest base + k * unit (k >= 0) at or after b, or hi when that
+ * lies past hi (base <= hi, unit >= 1): b + unit - 1 may pass INT64_MAX
+ * when the array ends near it, so the remainder is taken first. */
+static int64_t round_up_to(int64_t b, int64_t base, int64_t unit,
+                           int64_t hi) {
+  if (b <= base)
+    return base;
+  int64_t r = (b - base) % unit;
+  if (r == 0)
+    return b;
+  return b - r > hi - unit ? hi : b - r + unit;
+}
+
+/* An even split of [lo, hi), moved to the nearest striping_unit boundary
+ * if that hint is set, then up to an element boundary so that no element
+ * is split between domains or chunks. Every step stays within [0, hi]: an
+ * array may end at INT64_MAX. */
+int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
+  if (i <= 0)
+    return d->lo;
+  if (i >= d->A)
+    return d->hi;
+  int64_t span = d->hi - d->lo, su = d->su;
+  /* lo + span * i / A without forming span * i */
+  int64_t b = d->lo + span / d->A * i + span % d->A * i / d->A;
+  if (su > 0) /* to the nearest multiple of su; halves round up */
+    b = b % su < su - su / 2 ? b - b % su : round_up_to(b, 0, su, d->hi);
+  b = round_up_to(b, d->disp, d->es, d->hi);
+  return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
+}
+
+/* Cycle `cycle` covers [dlo + cycle * C, + C) of the domain [dlo, dhi);
+ * past the domain's end the chunk is empty, at dhi. The offsets are
+ * compared as distances into the domain, never formed past dhi, which may
+ * be INT64_MAX. */
+void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
+                      int64_t *clo, int64_t *chi) {
+  int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
+  int64_t len = dhi - dlo;
+  if (len <= 0 || cycle > (len - 1) / C) {
+    *clo = *chi = dhi;
+    return;
+  }
+  int64_t at = cycle * C; /* < len */
+  *clo = dlo + at;
+  *chi = len - at > C ? *clo + C : dhi;
+}
+
+void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,
+                       tp_sizes_t *s) {
+  int64_t es = d->es;
+  s->parts = parts;
+  s->M = cb / 4 / es * es;
+  if (s->M < es)
+    s->M = es;
+  s->C = (cb - s->M) / parts / es * es;
+  if (s->C < es && s->M > es) { /* a smaller M before chunks too small */
+    s->M = es;
+    s->C = (cb - s->M) / parts / es * es;
+  }
+  if (s->C < es)
+    s->C = es;
+  s->dmax = 0; /* the largest domain: no chunk needs more */
+  for (int i = 0; i < d->A; i++) {
+    int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+    s->dmax = len > s->dmax ? len : s->dmax;
+  }
+  if (s->dmax > 0 && s->C > s->dmax)
+    s->C = s->dmax; /* a multiple of es: domains start on element bounds */
+  if (s->M > s->C)
+    s->M = s->C;
+  s->ntimes = 0;
+  for (int i = 0; i < d->A; i++) { /* ceil(len / C): len + C may overflow */
+    int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+    int64_t n = len / s->C + (len % s->C != 0);
+    s->ntimes = n > s->ntimes ? n : s->ntimes;
+  }
+  /* a message is M bytes or less, and MPI counts them in an int; then
+   * C <= max(cb, M) < 2^31 and the sum cannot overflow */
+  s->need = s->M <= INT32_MAX ? s->M + parts * s->C : INT64_MAX;
+}
+
+/* Whether the buffers of s fit in darray_temp_limit (0: no limit) and in
+ * MPI's int counts; sets s->refuse. */
+static bool fits(const darray_hints_t *h, tp_sizes_t *s) {
+  int64_t lim = h->temp_limit;
+  s->refuse = s->M > INT32_MAX                 ? TP_HUGE_ELEMENT
+              : lim > 0 && s->need > lim ? TP_OVER_LIMIT
+                                               : TP_FITS;
+  return s->refuse == TP_FITS;
+}
+
+void darray__tp_size(const tp_domains_t *d, const darray_hints_t *h,
+                     bool write, const access_t *acc, tp_sizes_t *s) {
+  s->image = acc->nruns > 0 && acc->bytes / acc->nruns < h->cb_image_piece;
+  int parts = (write ? 1 : acc->depth) + s->image;
+  darray__tp_chunks(d, h->cb_buffer_size, parts, s);
+  /* pipelined writes need a second staging slot: worth it with two
+   * aggregators or more taking turns and two cycles or more */
+  int pl = h->cb_pipeline;
+  s->pipeline = write && pl != DARRAY_TRI_DISABLE &&
+                (pl == DARRAY_TRI_ENABLE || (d->A >= 2 && s->ntimes >= 2));
+  fits(h, s);
+  if (!s->pipeline || s->refuse == TP_HUGE_ELEMENT)
+    return;
+  darray__tp_chunks(d, h->cb_buffer_size, parts + 1, s);
+  /* whole elements can make the buffers exceed cb_buffer_size, and so
+   * darray_temp_limit: the automatic pipeline gives up its second buffer
+   * first */
+  if (!fits(h, s) && pl == DARRAY_TRI_AUTO) {
+    s->pipeline = false;
+    darray__tp_chunks(d, h->cb_buffer_size, parts, s);
+    fits(h, s);
+  }
+}

@@ -1,0 +1,654 @@
+/*
+ * test_plan_unit.c - the planner and the strategies' estimates on access
+ * summaries and hints built by hand (one process, no file: the arrays are
+ * descriptions whose process count each case sets, and other processes'
+ * runs come from section boxes).
+ *
+ *  1. Each strategy's estimate against its formula, computed here from the
+ *     hint values and the sizing rules (doc/planner.md), with the numbers
+ *     of one case of each worked out in the comments:
+ *     - two-phase: the largest file domain at the bandwidth, plus
+ *       ceil(domain / C) cycles of a call and a synchronization, plus the
+ *       exchange; C = (cb - M) / parts in whole elements (M = cb / 4), no
+ *       larger than the largest domain, parts = staging (times the overlap
+ *       depth of section reads) + an image for short pieces + a second
+ *       slot for pipelined writes;
+ *     - sieving, extents apart: per process ceil(extent / W) windows of W =
+ *       the buffer hint in whole elements, where that beats a call per run;
+ *     - sieving, interleaved reads: the windows its join rule finds;
+ *     - direct runs: a call per stretch of touching runs per buffer load,
+ *       one per lone run; one per run for processes not sampled.
+ *  2. The planner's rules on a table of stand-ins whose estimates the test
+ *     sets: forcing hints and their order, switches (enable, disable),
+ *     interleaved and apart extents, ties, no candidate at all.
+ *  3. The real table on hand-built summaries: collective buffering off
+ *     keeps interleaved reads direct though sieving is cheaper; sieving
+ *     wins where it helps a process but not the slowest one (a tie).
+ *  4. The summary's own verdicts (darray__access_totals), also when the
+ *     bytes of overlapping boxes add up past INT64_MAX.
+ * Run: ./test_plan_unit (one process)
+ */
+#include "strategy.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static darray_file_s_t F; /* a file handle on paper: its hints */
+
+/* Default hints with a measured-looking cycle cost; read-modify-write
+ * allowed, as on a locked local file. */
+static void hints(const char *set) {
+  char msg[256] = "";
+  memset(&F, 0, sizeof F);
+  darray__hints_default(&F.hints);
+  F.hints.cb_cycle_ns = 10000;
+  F.io.rmw = true;
+  if (set != NULL && !TU_OK(darray__hints_parse_string(&F.hints, set, msg,
+                                                        sizeof msg)))
+    TU_FAIL("hints '%s': %s", set, msg);
+}
+
+/* got equals want up to rounding (relative 1e-12). */
+static int near(double got, double want) {
+  if (fabs(got - want) <= 1e-12 * fabs(want) + 1e-9)
+    return 1;
+  return TU_FAIL("estimate %.6f ns, formula %.6f ns", got, want);
+}
+
+/* A committed array on this process: n0 x n1 int32 (n1 > 0) or, with
+ * n1 = 0, n0 opaque elements of es bytes at disp. */
+static darray_t array(int64_t n0, int64_t n1, int64_t es, int64_t disp) {
+  int64_t g[2] = {n0, n1};
+  darray_t a = NULL;
+  TU_OK(darray_create(MPI_COMM_SELF, n1 > 0 ? 2 : 1, g,
+                      n1 > 0 ? DARRAY_INT32 : DARRAY_OPAQUE, &a));
+  if (n1 == 0)
+    TU_OK(darray_set_elem_size(a, es));
+  TU_OK(darray_set_displacement(a, disp));
+  TU_OK(darray_commit(a));
+  return a;
+}
+
+/* A section call of P processes on array a: box i of every process i > 0
+ * is boxes[4 i .. 4 i + 3] (start0, start1, count0, count1); process 0's
+ * cells are sec. */
+typedef struct call {
+  darray_s_t a;    /* a copy of the array with P processes */
+  int64_t boxes[4 * 12];
+  xfer_t x;
+} call_t;
+
+static void call_init(call_t *c, darray_t a, int P, bool write,
+                      const section_t *sec, int nsec) {
+  c->a = *a;
+  c->a.d.nprocs = P;
+  c->x = (xfer_t){.f = &F, .a = &c->a, .write = write, .sec = sec,
+                  .nsec = nsec, .boxes = c->boxes};
+}
+
+/* The access in numbers, by hand: ranks r[0..P), the verdicts given. */
+static access_t summary(access_rank_t *r, int P, bool inter, int depth) {
+  access_t acc = {P, r, 0, 0, 0, 0, false, inter, depth};
+  bool any = false;
+  for (int i = 0; i < P; i++) {
+    if (r[i].hi > r[i].lo) {
+      acc.lo = any && acc.lo < r[i].lo ? acc.lo : r[i].lo;
+      acc.hi = any && acc.hi > r[i].hi ? acc.hi : r[i].hi;
+      any = true;
+    }
+    acc.nruns += r[i].nruns;
+    acc.bytes += r[i].bytes;
+  }
+  acc.dense = acc.bytes == acc.hi - acc.lo;
+  return acc;
+}
+
+static const strategy_t *named(const char *name) {
+  const strategy_t *s = darray__strategy_named(name);
+  TU_CHECK(s != NULL);
+  return s;
+}
+
+/* ---- 1a. two-phase ------------------------------------------------------- */
+
+/* The largest domain of A over [lo, hi): even split, each boundary up to
+ * the next element (disp + k es). */
+static int64_t largest_domain(int64_t lo, int64_t hi, int A, int64_t disp,
+                              int64_t es) {
+  int64_t prev = lo, most = 0;
+  for (int i = 1; i <= A; i++) {
+    int64_t b = i == A ? hi : lo + (hi - lo) * i / A;
+    if (i < A && (b - disp) % es != 0)
+      b += es - (b - disp) % es;
+    b = b > hi ? hi : b;
+    most = b - prev > most ? b - prev : most;
+    prev = b;
+  }
+  return most;
+}
+
+/* Cycles for `parts` buffers of C bytes out of cb. */
+static int64_t cycles(int64_t cb, int parts, int64_t es, int64_t dmax) {
+  int64_t M = cb / 4 / es * es;
+  M = M < es ? es : M;
+  int64_t C = (cb - M) / parts / es * es;
+  if (C < es && M > es)
+    C = (cb - es) / parts / es * es;
+  C = C < es ? es : C > dmax ? dmax : C;
+  return (dmax + C - 1) / C;
+}
+
+/* Two-phase by its formula, for an access whose every process holds
+ * `most` bytes at most. */
+static double tp_formula(const access_t *acc, const darray_desc_t *d,
+                         bool write, int64_t most) {
+  const darray_hints_t *h = &F.hints;
+  int P = acc->P;
+  int A = h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes : P;
+  int64_t dmax = largest_domain(acc->lo, acc->hi, A, d->disp, d->esize);
+  bool image = acc->bytes / acc->nruns < h->cb_image_piece;
+  int parts = (write ? 1 : acc->depth) + image;
+  int64_t n = cycles(h->cb_buffer_size, parts, d->esize, dmax);
+  if (write && h->cb_pipeline != DARRAY_TRI_DISABLE &&
+      (h->cb_pipeline == DARRAY_TRI_ENABLE || (A >= 2 && n >= 2)))
+    n = cycles(h->cb_buffer_size, parts + 1, d->esize, dmax);
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
+  double lat = (double)(write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  return (double)dmax * bw + (double)n * (lat + (double)h->cb_cycle_ns) +
+         2.0 * (double)most * (P - 1) / P * 1000.0 /
+             (double)h->cb_exchange_mbs;
+}
+
+/* Four processes, 24-byte elements: `total` bytes from disp, each process
+ * a quarter in runs of `piece` bytes. */
+static void tp_case(const char *set, bool write, int depth, int64_t disp,
+                    int64_t total, int64_t piece, double hand) {
+  hints(set);
+  darray_t a = array(total / 24, 0, 24, disp);
+  access_rank_t r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (access_rank_t){disp, disp + total, total / 4 / piece, total / 4,
+                           piece, piece, 1, false};
+  access_t acc = summary(r, 4, true, depth);
+  call_t c;
+  call_init(&c, a, 4, write, NULL, 0);
+  estimate_t e = {0, ""};
+  TU_OK(named("twophase")->estimate(&c.x, &acc, &e));
+  if (!TU_EQ_STR(e.why, "") ||
+      !near(e.ns, tp_formula(&acc, &a->d, write, total / 4)) ||
+      (hand > 0 && !near(tp_formula(&acc, &a->d, write, total / 4), hand)))
+    TU_FAIL("  two-phase, hints '%s', %s", set, write ? "write" : "read");
+  acc.interleaved = false; /* apart: every process moves its own runs */
+  e = (estimate_t){0, ""};
+  TU_OK(named("twophase")->estimate(&c.x, &acc, &e));
+  TU_CHECK(e.why[0] != '\0');
+  darray_free(&a);
+}
+
+static void twophase_estimates(void) {
+  const int64_t MB = INT64_C(1) << 20;
+  /* 24 MiB over 2 aggregators (12 MiB domains), writes, 1 KiB pieces:
+   * M = 1048560, C = 3145728 for one buffer: 4 cycles, so the pipeline
+   * takes a second buffer: C = 1572864, 8 cycles (not 4: a chunk is not
+   * cb_buffer_size). 12582912 * 0.2 + 8 * (5000 + 10000) + 2 * 6291456 *
+   * 3/4 * 0.1 = 3580300.8 ns */
+  tp_case("cb_nodes=2", true, 1, 0, 24 * MB, 1024, 3580300.8);
+  /* reads of sections that overlap twice, 64-byte pieces (an image):
+   * three buffers, C = 1048560, 13 cycles: 2516582.4 + 13 * 10500 +
+   * 943718.4 = 3596800.8 ns */
+  tp_case("cb_nodes=2", false, 2, 0, 24 * MB, 64, 3596800.8);
+  /* 1004 elements from disp 8 over 4 and 3 aggregators, each boundary
+   * rounded up to an element (over 3: 8040, 8040 and 8016 bytes); one
+   * chunk, no pipeline */
+  tp_case("", true, 1, 8, 24 * 1000 + 24 * 4, 24, 0);
+  tp_case("cb_nodes=3", true, 1, 8, 24 * 1004, 24, 0);
+  /* cb_buffer_size = 100, 24-byte elements: M = 24, C = 72, 34 cycles of
+   * a 2400-byte domain (not 25) */
+  tp_case("cb_buffer_size=100;cb_nodes=1", false, 1, 0, 2400, 600,
+          2400 * 0.2 + 34 * (500 + 10000) + 2 * 600 * 0.75 * 0.1);
+  tp_case("cb_buffer_size=100;darray_cb_pipeline=enable", true, 1, 0, 2400,
+          24, 0);
+  tp_case("cb_buffer_size=1000;darray_cb_pipeline=disable;"
+          "darray_cb_image_piece=0", true, 1, 48, 24 * 4000, 24, 0);
+}
+
+/* ---- 1b. sieving, extents apart ------------------------------------------ */
+
+/* One process's time under sieving by the model (doc/sieving.md): w =
+ * ceil(E / W) windows of W = the hint in whole elements. */
+static double sieve_rank(const access_rank_t *r, bool write, int64_t es,
+                         bool *pays) {
+  const darray_hints_t *h = &F.hints;
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
+  double lr = (double)h->ds_rd_latency_ns, lw = (double)h->ds_wr_latency_ns;
+  int64_t hint = write ? h->ind_wr_buffer_size : h->ind_rd_buffer_size;
+  int64_t W = hint >= es ? hint / es * es : es, E = r->hi - r->lo;
+  double runs = (double)r->nruns * (write ? lw : lr) + (double)r->bytes * bw;
+  double w = (double)((E + W - 1) / W);
+  double sieved = write ? w * (3 * lr + lw) + 2.0 * (double)E * bw
+                        : w * lr + (double)E * bw;
+  *pays = E > r->bytes && r->nruns > 1 && sieved < runs;
+  return *pays ? sieved : runs;
+}
+
+static void sieve_apart(void) {
+  /* 24-byte elements, 100-byte buffers: windows of 96 bytes, so process
+   * 0's 2400-byte extent takes 25 windows (not 24): reads 25 * 500 + 2400
+   * * 0.2 = 12980 ns against 50 * 500 + 1200 * 0.2 = 25240 by runs;
+   * process 1 gains nothing (5 windows for 2 runs) */
+  access_rank_t r[2] = {{0, 2400, 50, 1200, 24, 24, 1, false},
+                        {10000, 10480, 2, 96, 48, 48, 1, false}};
+  access_t acc = summary(r, 2, false, 1);
+  darray_t a = array(1000, 0, 24, 0);
+  for (int w = 0; w <= 1; w++) {
+    hints("ind_rd_buffer_size=100;ind_wr_buffer_size=100");
+    call_t c;
+    call_init(&c, a, 2, w, NULL, 0);
+    bool p0, p1;
+    double want = fmax(sieve_rank(&r[0], w, 24, &p0),
+                       sieve_rank(&r[1], w, 24, &p1));
+    TU_CHECK(p0 && !p1);
+    TU_CHECK(near(want, w ? 163460 : 12980));
+    estimate_t e = {0, ""};
+    TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
+    if (!TU_EQ_STR(e.why, "") || !near(e.ns, want))
+      TU_FAIL("  sieving apart, %s", w ? "write" : "read");
+    F.io.rmw = false; /* writes: no read-modify-write, no sieving */
+    e = (estimate_t){0, ""};
+    TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
+    TU_CHECK(w ? e.why[0] != '\0' : near(e.ns, want));
+    /* calls cost nothing: no hole is worth reading anywhere */
+    hints("darray_ds_rd_latency_ns=0;darray_ds_wr_latency_ns=0");
+    e = (estimate_t){0, ""};
+    TU_OK(named("sieve")->estimate(&c.x, &acc, &e));
+    TU_CONTAINS(e.why, "would not pay");
+  }
+  darray_free(&a);
+}
+
+/* ---- 1c. sieving, interleaved reads -------------------------------------- */
+
+/* Windows of runs of `len` bytes every `every` bytes: holes join while
+ * reading them costs no more than a call; cap bytes per window. */
+static double sieve_windows(int64_t runs, int64_t len, int64_t every,
+                            int64_t cap) {
+  const darray_hints_t *h = &F.hints;
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
+  double lr = (double)h->ds_rd_latency_ns;
+  bool join = (double)(every - len) * bw <= lr;
+  double span = join ? (double)((runs - 1) * every + len)
+                     : (double)(runs * len);
+  double breaks = join ? 1 : (double)runs;
+  return (breaks + span / (double)cap) * lr + span * bw;
+}
+
+/* 8 x 64 int32 read in two interleaved column boxes: process 0 columns
+ * 0-15 (runs of 64 bytes every 256), process 1 columns 32-63 (128 every
+ * 256). */
+typedef struct columns {
+  darray_t a;
+  section_t mine;
+  access_rank_t r[2];
+  access_t acc;
+} columns_t;
+
+static void columns_init(columns_t *k) {
+  int64_t start[2] = {0, 0}, count[2] = {8, 16};
+  k->a = array(8, 64, 4, 0);
+  darray__section_box(k->a, start, count, DARRAY_ORDER_C, &k->mine);
+  k->r[0] = (access_rank_t){0, 1856, 8, 512, 64, 64, 1, false};
+  k->r[1] = (access_rank_t){128, 2048, 8, 1024, 128, 128, 1, false};
+  k->acc = summary(k->r, 2, true, 1);
+}
+
+/* A read of the columns under the hints in F. */
+static void columns_call(columns_t *k, call_t *c) {
+  const int64_t box1[4] = {0, 32, 8, 32};
+  call_init(c, k->a, 2, false, &k->mine, 1);
+  memcpy(c->boxes + 4, box1, sizeof box1);
+}
+
+static void sieve_interleaved(void) {
+  columns_t k;
+  columns_init(&k);
+  const char *sets[3] = {NULL, "ind_rd_buffer_size=1000",
+                         "darray_ds_rd_latency_ns=20;ind_rd_buffer_size=999"};
+  for (int i = 0; i < 3; i++) {
+    hints(sets[i]);
+    call_t c;
+    columns_call(&k, &c);
+    int64_t cap = F.hints.ind_rd_buffer_size / 4 * 4;
+    double want = fmax(sieve_windows(8, 64, 256, cap),
+                       sieve_windows(8, 128, 256, cap));
+    estimate_t e = {0, ""};
+    TU_OK(named("sieve")->estimate(&c.x, &k.acc, &e));
+    if (!TU_EQ_STR(e.why, "") || !near(e.ns, want))
+      TU_FAIL("  sieving interleaved reads, hints '%s'",
+              sets[i] ? sets[i] : "");
+    c.x.write = true; /* the holes are the other's data */
+    e = (estimate_t){0, ""};
+    TU_OK(named("sieve")->estimate(&c.x, &k.acc, &e));
+    TU_CHECK(e.why[0] != '\0');
+  }
+  /* the default case by hand: process 1, one window of 1920 bytes:
+   * (1 + 1920 / 4194304) * 500 + 384 = 884.2289 ns */
+  hints(NULL);
+  TU_CHECK(near(sieve_windows(8, 128, 256, INT64_C(4) << 20),
+                500.0 + 1920.0 * 500 / 4194304 + 384));
+  darray_free(&k.a);
+}
+
+/* ---- 1d. direct runs ----------------------------------------------------- */
+
+/* Process 0 of a 3 x 8 int32 array owns columns {0, 1} and {6, 7} of
+ * every row: six runs of 8 bytes, where the end of a row touches the
+ * start of the next: stretches of 1, 2, 2 and 1 runs. */
+static void direct_touching(section_t *s) {
+  memset(s, 0, sizeof *s);
+  darray__dist_set_range(&s->set[0], 0, 3);
+  s->set[1] = (dist_set_t){0, 2, 6, 2, 2};
+  s->mem_stride[1] = 4;
+  s->mem_stride[0] = 16;
+  s->alloc_bytes = 48;
+}
+
+static void direct_estimates(void) {
+  darray_t a = array(3, 8, 4, 0);
+  section_t mine;
+  direct_touching(&mine);
+  /* cap = min(hint in elements, 48 bytes of data): 4 calls with a buffer
+   * of 16 bytes or more (a stretch of two runs is one load), 6 with 8 */
+  const struct {
+    const char *set;
+    int64_t calls;
+  } k1[3] = {{NULL, 4}, {"ind_wr_buffer_size=16", 4},
+             {"ind_wr_buffer_size=8;ind_rd_buffer_size=8", 6}};
+  access_rank_t r[10];
+  r[0] = (access_rank_t){0, 96, 6, 48, 8, 8, 1, false};
+  for (int i = 0; i < 3; i++)
+    for (int w = 0; w <= 1; w++) {
+      hints(k1[i].set);
+      call_t c;
+      call_init(&c, a, 1, w, &mine, 1);
+      access_t acc = summary(r, 1, false, 1);
+      double lat = (double)(w ? F.hints.ds_wr_latency_ns
+                              : F.hints.ds_rd_latency_ns);
+      estimate_t e = {0, ""};
+      TU_OK(named("direct")->estimate(&c.x, &acc, &e));
+      if (!TU_EQ_STR(e.why, "") ||
+          !near(e.ns, (double)k1[i].calls * lat + 48 * 0.2))
+        TU_FAIL("  direct runs, hints '%s', %s",
+                k1[i].set ? k1[i].set : "", w ? "write" : "read");
+    }
+  /* ten processes: eight are sampled (0, 1, 2, 3, 5, 6, 7, 8); the others
+   * (4 and 9) are charged a call per run from the summary. Process 4 has
+   * the most runs: its 40 calls are the estimate; given fewer, process 0's
+   * four calls and 48 bytes are. */
+  hints(NULL);
+  call_t c;
+  call_init(&c, a, 10, false, &mine, 1);
+  for (int i = 1; i < 10; i++) {
+    int64_t b[4] = {0, 2, 3, 1}; /* column 2: three runs of 4 bytes */
+    memcpy(c.boxes + 4 * i, b, sizeof b);
+    r[i] = (access_rank_t){8, 76, 3, 12, 4, 4, 1, false};
+  }
+  r[4].nruns = 40;
+  access_t acc = summary(r, 10, true, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("direct")->estimate(&c.x, &acc, &e));
+  TU_CHECK(near(e.ns, 40 * 500 + 12 * 0.2));
+  r[4].nruns = 3;
+  TU_OK(named("direct")->estimate(&c.x, &acc, &e));
+  TU_CHECK(near(e.ns, 4 * 500 + 48 * 0.2));
+  darray_free(&a);
+}
+
+/* ---- 2. the rules, on stand-ins ------------------------------------------ */
+
+/* Stand-ins at the table's places: a (no switch), c (collective, switched
+ * by romio_cb_*) and s (switched by romio_ds_*); darray_strategy names
+ * them by the real table's names at the same places. NAN: not a
+ * candidate. */
+static double stand_in[3];
+
+static int stand_in_estimate(int i, estimate_t *e) {
+  if (isnan(stand_in[i]))
+    snprintf(e->why, sizeof e->why, "stand-in %d is not", i);
+  else
+    e->ns = stand_in[i];
+  return DARRAY_SUCCESS;
+}
+
+static int est_a(const xfer_t *x, const access_t *acc, estimate_t *e) {
+  (void)x, (void)acc;
+  return stand_in_estimate(0, e);
+}
+static int est_c(const xfer_t *x, const access_t *acc, estimate_t *e) {
+  (void)x, (void)acc;
+  return stand_in_estimate(1, e);
+}
+static int est_s(const xfer_t *x, const access_t *acc, estimate_t *e) {
+  (void)x, (void)acc;
+  return stand_in_estimate(2, e);
+}
+
+static const strategy_t sa = {"a", false, {NULL, NULL}, est_a, NULL, NULL,
+                              NULL};
+static const strategy_t sc = {"c", true, {"romio_cb_read", "romio_cb_write"},
+                              est_c, NULL, NULL, NULL};
+static const strategy_t ss = {"s", false, {"romio_ds_read", "romio_ds_write"},
+                              est_s, NULL, NULL, NULL};
+static const strategy_t *const stand_ins[] = {&sa, &sc, &ss, NULL};
+
+typedef struct rule_case {
+  const char *hints;
+  bool write, inter;
+  double a, c, s;
+  const char *want; /* the entry chosen */
+  bool forced;      /* by a hint (rule 1) */
+  const char *why;  /* in the reason */
+} rule_case_t;
+
+static const rule_case_t rules[] = {
+    /* 4: the cheapest; ties to the later entry */
+    {"", true, true, 10, 5, 7, "c", false, "its estimate, 0.005 us, is the "
+                                           "lowest"},
+    {"", false, true, 5, 5, NAN, "c", false, "processes interleave;"},
+    {"", false, false, 5, NAN, 5, "s", false, "do not interleave"},
+    {"", false, true, 5, 6, 5, "s", false, "lowest"},
+    {"", false, false, 5, NAN, NAN, "a", false, "the only candidate"},
+    {"", false, false, NAN, NAN, NAN, "a", false, "no strategy is a cand"},
+    /* 1: forcing hints, the table's first forced entry */
+    {"darray_strategy=direct;romio_cb_write=enable", true, true, 9, 1, 1,
+     "a", true, "darray_strategy=a"},
+    {"darray_strategy=sieve;romio_cb_write=enable", true, true, 1, 9, 1, "c",
+     true, "romio_cb_write=enable"},
+    {"romio_cb_write=enable", true, false, 1, NAN, 1, "c", true,
+     "romio_cb_write=enable"},
+    {"romio_cb_write=enable", false, true, 1, 5, 7, "a", false, "lowest"},
+    {"darray_strategy=twophase", false, false, 1, NAN, 1, "c", true,
+     "darray_strategy=c"},
+    {"darray_strategy=sieve;romio_ds_read=disable", false, true, 1, 1, 9,
+     "s", true, "darray_strategy=s"},
+    /* 2: a switch set to disable */
+    {"romio_ds_read=disable", false, false, 10, NAN, 1, "a", false,
+     "the only candidate"},
+    {"romio_cb_read=disable", false, false, 10, 1, 2, "s", false, "lowest"},
+    /* 3: no collective candidate */
+    {"romio_cb_read=disable", false, true, 10, 1, 2, "a", false,
+     "interleave but no collective"},
+    {"romio_ds_write=enable", true, true, 10, NAN, NAN, "s", false,
+     "romio_ds_write=enable and no collective"},
+    {"romio_ds_write=enable", true, false, 1, NAN, 9, "s", false,
+     "romio_ds_write=enable"},
+    {"romio_ds_write=enable", true, true, 10, 5, 1, "s", false, "lowest"},
+    {"romio_ds_write=enable", true, true, 10, 5, NAN, "c", false, "lowest"},
+    {"romio_ds_read=enable;romio_cb_read=disable", false, true, 1, 0, 9, "s",
+     false, "romio_ds_read=enable"},
+    {"romio_ds_read=disable;romio_cb_read=disable", false, true, 9, 0, 1,
+     "a", false, "only candidate"},
+};
+
+/* What the planner must say of entry i: NULL when it is a candidate with
+ * its stand-in's estimate, else a piece of why it is not. */
+static const char *set_aside(const rule_case_t *k, int i, const char **key) {
+  static const char *const keys[2][2] = {{"romio_cb_read", "romio_ds_read"},
+                                         {"romio_cb_write",
+                                          "romio_ds_write"}};
+  int cb = darray__hints_enum(&F.hints, keys[k->write][0]);
+  int ds = darray__hints_enum(&F.hints, keys[k->write][1]);
+  bool collective = !isnan(k->c) && cb != DARRAY_TRI_DISABLE;
+  *key = i == 0 ? "" : keys[k->write][i - 1];
+  if ((i == 1 && cb == DARRAY_TRI_DISABLE) ||
+      (i == 2 && ds == DARRAY_TRI_DISABLE))
+    return "=disable";
+  if (isnan(stand_in[i]))
+    return "stand-in";
+  if (i == 2 && !collective && k->inter && ds == DARRAY_TRI_AUTO)
+    return "no collective strategy is a candidate";
+  return NULL;
+}
+
+static void check_rule(const rule_case_t *k) {
+  hints(k->hints);
+  darray_t a = array(4, 4, 4, 0);
+  access_rank_t r[2] = {{0, 64, 4, 32, 8, 8, 1, false},
+                        {8, 64, 4, 32, 8, 8, 1, false}};
+  access_t acc = summary(r, 2, k->inter, 1);
+  call_t c;
+  call_init(&c, a, 2, k->write, NULL, 0);
+  stand_in[0] = k->a, stand_in[1] = k->c, stand_in[2] = k->s;
+  plan_t p;
+  TU_OK(darray__plan_decide(&c.x, stand_ins, &acc, &p));
+  int ok = TU_EQ_INT(p.n, 3) && TU_EQ_STR(p.s->name, k->want) &&
+           TU_EQ_INT(p.forced, k->forced) && TU_CONTAINS(p.why, k->why);
+  for (int i = 0; i < 3 && ok; i++) {
+    const char *key, *aside = set_aside(k, i, &key);
+    if (aside == NULL)
+      ok = TU_EQ_STR(p.est[i].why, "") && near(p.est[i].ns, stand_in[i]);
+    else
+      ok = TU_CONTAINS(p.est[i].why, aside) &&
+           (strcmp(aside, "=disable") != 0 || TU_CONTAINS(p.est[i].why, key));
+  }
+  if (!ok)
+    TU_FAIL("  hints '%s', %s, %s: chose %s because %s", k->hints,
+            k->write ? "write" : "read", k->inter ? "interleaved" : "apart",
+            p.s->name, p.why);
+  darray_free(&a);
+}
+
+/* darray_strategy takes the table's names, and auto. */
+static void strategy_hint(void) {
+  char v[32], msg[256] = "";
+  for (int i = 0; darray__strategies[i] != NULL; i++) {
+    char set[64];
+    snprintf(set, sizeof set, "darray_strategy=%s",
+             darray__strategies[i]->name);
+    hints(set);
+    TU_EQ_INT(F.hints.strategy, i + 1);
+    TU_OK(darray__hints_get(&F.hints, "darray_strategy", v, sizeof v));
+    TU_EQ_STR(v, darray__strategies[i]->name);
+  }
+  hints(NULL);
+  TU_OK(darray__hints_get(&F.hints, "darray_strategy", v, sizeof v));
+  TU_EQ_STR(v, "auto");
+  TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=groups",
+                                        msg, sizeof msg),
+             DARRAY_EHINT);
+  TU_CONTAINS(msg, "auto, direct, twophase, sieve");
+}
+
+/* ---- 3. the real table --------------------------------------------------- */
+
+static void real_table(void) {
+  /* collective buffering off, interleaved reads: sieving would be the
+   * cheapest (1c) but is left automatic, so direct runs */
+  columns_t k;
+  columns_init(&k);
+  call_t c;
+  plan_t p;
+  const char *sets[2] = {"", "romio_cb_read=disable"};
+  const char *want[2] = {"sieve", "direct"};
+  for (int i = 0; i < 2; i++) {
+    hints(sets[i]);
+    F.hints.cb_cycle_ns = 1000000; /* more processes than cores */
+    columns_call(&k, &c);
+    TU_OK(darray__plan_decide(&c.x, darray__strategies, &k.acc, &p));
+    if (!TU_EQ_STR(p.s->name, want[i]))
+      TU_FAIL("  interleaved reads, hints '%s': %s", sets[i], p.why);
+  }
+  darray_free(&k.a);
+  /* apart: process 0 reads 10 runs of 4 bytes 8 KiB apart (no hole worth
+   * reading: 10 calls, 5008 ns), process 1 two runs of 8160 bytes 32 apart
+   * (one window, 3770.4 ns against 4264 by runs). Sieving does not speed
+   * up the slowest process, but ties with direct runs and saves process 1
+   * a call: it wins the tie. */
+  hints(NULL);
+  darray_t a = array(16, 2048, 4, 0);
+  section_t mine;
+  int64_t s0[2] = {0, 0}, n0[2] = {10, 1};
+  darray__section_box(a, s0, n0, DARRAY_ORDER_C, &mine);
+  access_rank_t q[2] = {{0, 9 * 8192 + 4, 10, 40, 4, 4, 1, false},
+                        {81920, 81920 + 8192 + 8160, 2, 16320, 8160, 8160, 1,
+                         false}};
+  access_t acc = summary(q, 2, false, 1);
+  call_init(&c, a, 2, false, &mine, 1);
+  int64_t box1[4] = {10, 0, 2, 2040};
+  memcpy(c.boxes + 4, box1, sizeof box1);
+  TU_OK(darray__plan_decide(&c.x, darray__strategies, &acc, &p));
+  TU_EQ_STR(p.s->name, "sieve");
+  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[2].ns, 5008));
+  TU_CONTAINS(p.est[1].why, "do not interleave");
+  darray_free(&a);
+}
+
+/* ---- 4. the summary's verdicts ------------------------------------------- */
+
+static void totals(void) {
+  /* an empty process in the middle, extents [0, 40) and [40, 100): apart,
+   * dense; then [0, 40) and [20, 100): interleaved, 20 bytes counted
+   * twice, not dense */
+  access_rank_t r[3] = {{0, 40, 2, 40, 20, 20, 1, true},
+                        {0, 0, 0, 0, 0, 0, 1, true},
+                        {40, 100, 3, 60, 20, 20, 1, true}};
+  access_t acc = {3, r, -1, -1, -1, -1, false, true, 1};
+  TU_OK(darray__access_totals(&acc));
+  TU_EQ_I64(acc.lo, 0);
+  TU_EQ_I64(acc.hi, 100);
+  TU_EQ_I64(acc.nruns, 5);
+  TU_EQ_I64(acc.bytes, 100);
+  TU_CHECK(acc.dense && !acc.interleaved);
+  r[2].lo = 20;
+  r[2].bytes = 80;
+  TU_OK(darray__access_totals(&acc));
+  TU_CHECK(!acc.dense && acc.interleaved);
+  acc.P = 1; /* one process interleaves with nobody */
+  TU_OK(darray__access_totals(&acc));
+  TU_CHECK(acc.dense && !acc.interleaved);
+  /* section boxes that overlap: their bytes add up past INT64_MAX, and
+   * the sum stops there (not dense, no overflow) */
+  const int64_t big = INT64_C(3) << 61;
+  r[0] = (access_rank_t){0, big, 1, big, big, big, 1, true};
+  r[1] = r[0];
+  acc.P = 2;
+  TU_OK(darray__access_totals(&acc));
+  TU_EQ_I64(acc.bytes, INT64_MAX);
+  TU_EQ_I64(acc.hi, big);
+  TU_CHECK(!acc.dense && acc.interleaved);
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  twophase_estimates();
+  sieve_apart();
+  sieve_interleaved();
+  direct_estimates();
+  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    check_rule(&rules[i]);
+  strategy_hint();
+  real_table();
+  totals();
+  return tu_finish();
+}
