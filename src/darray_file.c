@@ -23,6 +23,11 @@ int darray__file_check(darray_file_t f) {
   return DARRAY_SUCCESS;
 }
 
+int darray__file_check_mpi(darray_file_t f) {
+  int rc = darray__file_check(f);
+  return rc == DARRAY_SUCCESS ? darray__mpi_ready(f->errmsg) : rc;
+}
+
 const char *darray__file_cause(const darray_file_s_t *f) {
   if (f->io.err_text[0] != '\0')
     return f->io.err_text;
@@ -257,9 +262,7 @@ int darray_file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
   darray_file_t f = *pf;
-  int rc = darray__file_check(f);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__mpi_ready(f->errmsg);
+  int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   char *msg = darray__errbuf_nohandle();
@@ -280,9 +283,7 @@ int darray_file_close(darray_file_t *pf) {
 }
 
 int darray_file_sync(darray_file_t f) {
-  int rc = darray__file_check(f);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__mpi_ready(f->errmsg);
+  int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   darray__file_clear_cause(f);

@@ -376,11 +376,9 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
 
 static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
                 const region_t *g) {
-  int rc = darray__file_check(f);
+  int rc = darray__file_check_mpi(f);
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__mpi_ready(f->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle or no MPI: cannot agree (documented) */
   xfer_t x = {.f = f, .a = a, .buf = buf, .write = write};

@@ -32,6 +32,8 @@ typedef struct darray_file_s {
 
 /* Check that f is a live file handle and clear its message. */
 DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+/* The same, and that MPI is running (calls that use MPI). */
+DARRAY_HIDDEN int darray__file_check_mpi(struct darray_file_s *f);
 /* The cause of the back end's last failure, for a message: the MPI call
  * and MPI's text (mpiio), the system error (posix), or "". */
 DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
