@@ -17,8 +17,8 @@
 !    Fortran `write' of u would give. darray_set_storage_order and
 !    darray_set_memory_layout change either.
 !  - Indices are 1-based: global indices, section starts, local (interior)
-!    indices, cell numbers (1..ncells) and storage permutations (1..ndims,
-!    slowest varying dimension first). Ranks stay 0-based as in MPI; byte
+!    indices, cell numbers (1..ncells), dataset member numbers (1..n) and
+!    storage permutations (1..ndims, slowest varying dimension first). Ranks stay 0-based as in MPI; byte
 !    offsets and displacements are bytes from 0.
 !  - Sizes, counts, indices and offsets are integer(int64).
 !  - Every call ends with an optional integer ierr. Present: it receives
@@ -51,11 +51,16 @@ module darrayio
     DARRAY_EORDER = -8, DARRAY_EGHOST = -9, DARRAY_EDISP = -10, &
     DARRAY_ESTATE = -11, DARRAY_EHINT = -12, DARRAY_EMODE = -13, &
     DARRAY_ECOMM = -14, DARRAY_EINDEX = -15, DARRAY_EBADHANDLE = -16, &
-    DARRAY_EOVERLAP = -17, DARRAY_ELIMIT = -18, &
+    DARRAY_EOVERLAP = -17, DARRAY_ELIMIT = -18, DARRAY_EFORMAT = -19, &
+    DARRAY_ENOTSUP = -20, &
     DARRAY_EINCONSISTENT = -100, DARRAY_EREMOTE = -101, &
     DARRAY_EIO = -200, DARRAY_ENOSPC = -201, DARRAY_EACCESS = -202, &
     DARRAY_ENOENT = -203, DARRAY_EEOF = -204, DARRAY_ENOMEM = -205, &
-    DARRAY_EMPI = -206, DARRAY_EISDIR = -207, DARRAY_ELOCK = -208
+    DARRAY_EMPI = -206, DARRAY_EISDIR = -207, DARRAY_ELOCK = -208, &
+    DARRAY_ECRC = -209
+
+  !> Longest name of a dataset member (darray_define), in characters.
+  integer, parameter, public :: DARRAY_NAME_MAX = 200
 
   ! Element types. Fortran kinds: DARRAY_DOUBLE is real(real64),
   ! DARRAY_FLOAT real(real32), DARRAY_INT32 integer(int32), and so on.
@@ -126,6 +131,37 @@ module darrayio
     logical :: all_orders = .false.
   end type darray_advice_t
 
+  !> One array of a dataset (darray_member_info_t, from darray_inquire).
+  !> gsizes list the dimensions as the array was described (dimension 1
+  !> first, as everywhere in this module); perm is the storage order for
+  !> darray_set_storage_order: 1-based, slowest varying dimension first.
+  !> crc32 is the recorded CRC-32 (0 .. 2**32-1) when has_crc.
+  type, public :: darray_member_info_t
+    character(len=DARRAY_NAME_MAX) :: name = ''
+    integer :: type = 0
+    integer(int64) :: elem_size = 0
+    integer :: ndims = 0
+    integer(int64) :: gsizes(DARRAY_MAX_DIMS) = 0
+    integer :: order = 0
+    integer :: perm(DARRAY_MAX_DIMS) = 0
+    integer(int64) :: offset = 0, bytes = 0
+    logical :: has_crc = .false.
+    integer(int64) :: crc32 = 0
+  end type darray_member_info_t
+
+  type, bind(c) :: c_member_info_t
+    character(kind=c_char) :: name(DARRAY_NAME_MAX + 1)
+    integer(c_int) :: type
+    integer(c_int64_t) :: elem_size
+    integer(c_int) :: ndims
+    integer(c_int64_t) :: gsizes(DARRAY_MAX_DIMS)
+    integer(c_int) :: order
+    integer(c_int) :: perm(DARRAY_MAX_DIMS)
+    integer(c_int64_t) :: offset, bytes
+    integer(c_int) :: has_crc
+    integer(c_int32_t) :: crc32
+  end type c_member_info_t
+
   type, bind(c) :: c_stats_t
     integer(c_int64_t) :: v(8)
     character(kind=c_char) :: strategy(16)
@@ -160,7 +196,9 @@ module darrayio
   public :: darray_file_open, darray_file_close, darray_file_sync, &
     darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
-    darray_file_get_hint
+    darray_file_get_hint, darray_file_get_info
+  public :: darray_dataset_open, darray_define, darray_num_members, &
+    darray_inquire, darray_verify
   public :: darray_advise_storage, darray_advise_order, darray_advise_report
 
   !> darray_create(comm, gsizes, type, a [, ierr]): comm is the mpi
@@ -180,6 +218,24 @@ module darrayio
     module procedure file_open_f08
 #endif
   end interface darray_file_open
+
+  !> darray_file_get_info(f, info [, ierr]): info is an integer handle or an
+  !> mpi_f08 type(MPI_Info), a new info the caller frees with MPI_Info_free.
+  interface darray_file_get_info
+    module procedure file_get_info_int
+#ifdef DARRAY_HAVE_MPI_F08
+    module procedure file_get_info_f08
+#endif
+  end interface darray_file_get_info
+
+  !> darray_dataset_open(comm, path, mode, f [, info] [, ierr]): as
+  !> darray_file_open, for a .npy or .npz file.
+  interface darray_dataset_open
+    module procedure dataset_open_int
+#ifdef DARRAY_HAVE_MPI_F08
+    module procedure dataset_open_f08
+#endif
+  end interface darray_dataset_open
 
   ! ---- the C functions ----------------------------------------------------
   interface
@@ -428,6 +484,45 @@ module darrayio
       integer(c_int), value :: len
       integer(c_int) :: c_file_get_hint
     end function c_file_get_hint
+    function c_file_get_info(f, info) bind(c, name="darray_f_file_get_info")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), intent(out) :: info
+      integer(c_int) :: c_file_get_info
+    end function c_file_get_info
+
+    function c_dataset_open(comm, path, mode, info, has_info, f) &
+        bind(c, name="darray_f_dataset_open")
+      import :: c_int, c_char, c_ptr
+      integer(c_int), value :: comm, mode, info, has_info
+      character(kind=c_char), intent(in) :: path(*)
+      type(c_ptr), intent(out) :: f
+      integer(c_int) :: c_dataset_open
+    end function c_dataset_open
+    function c_define(f, name, a) bind(c, name="darray_define")
+      import :: c_int, c_char, c_ptr
+      type(c_ptr), value :: f, a
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int) :: c_define
+    end function c_define
+    function c_num_members(f, n) bind(c, name="darray_num_members")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), intent(out) :: n
+      integer(c_int) :: c_num_members
+    end function c_num_members
+    function c_inquire(f, index, info) bind(c, name="darray_inquire")
+      import :: c_int, c_ptr, c_member_info_t
+      type(c_ptr), value :: f
+      integer(c_int), value :: index
+      type(c_member_info_t), intent(out) :: info
+      integer(c_int) :: c_inquire
+    end function c_inquire
+    function c_verify(f) bind(c, name="darray_verify")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int) :: c_verify
+    end function c_verify
 
     function c_advise_storage(ndims, gsizes, esize, n, consumers, advice, &
         verdicts) bind(c, name="darray_advise_storage")
@@ -1206,6 +1301,130 @@ contains
     end if
     call done(rc, ierr, 'darray_file_get_hint', fp=f%p)
   end subroutine darray_file_get_hint
+
+  subroutine file_get_info_int(f, info, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(out) :: info
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: h, rc
+    rc = c_file_get_info(f%p, h)
+    info = int(h)
+    call done(rc, ierr, 'darray_file_get_info', fp=f%p)
+  end subroutine file_get_info_int
+
+#ifdef DARRAY_HAVE_MPI_F08
+  subroutine file_get_info_f08(f, info, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(MPI_Info), intent(out) :: info
+    integer, intent(out), optional :: ierr
+    call file_get_info_int(f, info%MPI_VAL, ierr)
+  end subroutine file_get_info_f08
+#endif
+
+  ! ---- datasets (.npy, .npz) -------------------------------------------------
+
+  subroutine dataset_open_common(comm, path, mode, f, info, has_info, ierr)
+    integer, intent(in) :: comm, mode, info
+    character(*), intent(in) :: path
+    type(darray_file_t), intent(out) :: f
+    logical, intent(in) :: has_info
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: hi
+    hi = 0
+    if (has_info) hi = 1
+    call done(c_dataset_open(int(comm, c_int), to_c(path), int(mode, c_int), &
+      int(info, c_int), hi, f%p), ierr, 'darray_dataset_open')
+  end subroutine dataset_open_common
+
+  subroutine dataset_open_int(comm, path, mode, f, info, ierr)
+    integer, intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    integer, intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    if (present(info)) then
+      call dataset_open_common(comm, path, mode, f, info, .true., ierr)
+    else
+      call dataset_open_common(comm, path, mode, f, 0, .false., ierr)
+    end if
+  end subroutine dataset_open_int
+
+#ifdef DARRAY_HAVE_MPI_F08
+  subroutine dataset_open_f08(comm, path, mode, f, info, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    type(MPI_Info), intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    if (present(info)) then
+      call dataset_open_common(comm%MPI_VAL, path, mode, f, info%MPI_VAL, &
+        .true., ierr)
+    else
+      call dataset_open_common(comm%MPI_VAL, path, mode, f, 0, .false., ierr)
+    end if
+  end subroutine dataset_open_f08
+#endif
+
+  !> Bind a to the member name of a dataset (trailing blanks ignored; a
+  !> .npy file ignores the name: pass '').
+  subroutine darray_define(f, name, a, ierr)
+    type(darray_file_t), intent(in) :: f
+    character(*), intent(in) :: name
+    type(darray_t), intent(in) :: a
+    integer, intent(out), optional :: ierr
+    call done(c_define(f%p, to_c(name), a%p), ierr, 'darray_define', fp=f%p)
+  end subroutine darray_define
+
+  subroutine darray_num_members(f, n, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(out) :: n
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: cn, rc
+    n = 0
+    rc = c_num_members(f%p, cn)
+    if (rc == DARRAY_SUCCESS) n = int(cn)
+    call done(rc, ierr, 'darray_num_members', fp=f%p)
+  end subroutine darray_num_members
+
+  !> Member index (1 .. darray_num_members, in file order) of a dataset.
+  subroutine darray_inquire(f, index, info, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(in) :: index
+    type(darray_member_info_t), intent(out) :: info
+    integer, intent(out), optional :: ierr
+    type(c_member_info_t) :: ci
+    integer(c_int) :: rc
+    integer :: i, nd
+    rc = c_inquire(f%p, int(index - 1, c_int), ci)
+    if (rc == DARRAY_SUCCESS) then
+      do i = 1, DARRAY_NAME_MAX
+        if (ci%name(i) == c_null_char) exit
+        info%name(i:i) = ci%name(i)
+      end do
+      nd = int(ci%ndims)
+      info%type = int(ci%type)
+      info%elem_size = ci%elem_size
+      info%ndims = nd
+      info%gsizes(1:nd) = ci%gsizes(1:nd)
+      info%order = int(ci%order)
+      info%perm(1:nd) = int(ci%perm(1:nd)) + 1
+      info%offset = ci%offset
+      info%bytes = ci%bytes
+      info%has_crc = ci%has_crc /= 0
+      ! uint32 in C: the bits of a default integer, read as unsigned.
+      info%crc32 = iand(int(ci%crc32, int64), int(z'FFFFFFFF', int64))
+    end if
+    call done(rc, ierr, 'darray_inquire', fp=f%p)
+  end subroutine darray_inquire
+
+  !> Check the CRC-32 of every member of a dataset opened for reading.
+  subroutine darray_verify(f, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(out), optional :: ierr
+    call done(c_verify(f%p), ierr, 'darray_verify', fp=f%p)
+  end subroutine darray_verify
 
   ! ---- storage advisor ----------------------------------------------------------
 

@@ -4,7 +4,8 @@
  *
  *  - communicators and infos arrive as Fortran handles (the `mpi' module's
  *    integer, the MPI_VAL of `mpi_f08''s types) and become C handles with
- *    MPI_Comm_f2c / MPI_Info_f2c, which may be macros;
+ *    MPI_Comm_f2c / MPI_Info_f2c, which may be macros, and an info the
+ *    library creates goes back through MPI_Info_c2f;
  *  - darray_explain and darray_advise_report print to a FILE *, which
  *    Fortran has no way to name: they print into a memory stream here, and
  *    the module writes the text to the caller's unit.
@@ -21,6 +22,9 @@ int darray_f_create(MPI_Fint comm, int ndims, const int64_t gsizes[],
                     int type, darray_t *a);
 int darray_f_file_open(MPI_Fint comm, const char *path, int mode,
                        MPI_Fint info, int has_info, darray_file_t *f);
+int darray_f_dataset_open(MPI_Fint comm, const char *path, int mode,
+                          MPI_Fint info, int has_info, darray_file_t *f);
+int darray_f_file_get_info(darray_file_t f, MPI_Fint *info);
 int darray_f_explain(darray_file_t f, darray_t a, int write, char **text,
                      int64_t *len);
 int darray_f_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
@@ -39,6 +43,21 @@ int darray_f_file_open(MPI_Fint comm, const char *path, int mode,
                        MPI_Fint info, int has_info, darray_file_t *f) {
   MPI_Info cinfo = has_info ? MPI_Info_f2c(info) : MPI_INFO_NULL;
   return darray_file_open(MPI_Comm_f2c(comm), path, mode, cinfo, f);
+}
+
+int darray_f_dataset_open(MPI_Fint comm, const char *path, int mode,
+                          MPI_Fint info, int has_info, darray_file_t *f) {
+  MPI_Info cinfo = has_info ? MPI_Info_f2c(info) : MPI_INFO_NULL;
+  return darray_dataset_open(MPI_Comm_f2c(comm), path, mode, cinfo, f);
+}
+
+/* On failure the C call leaves MPI_INFO_NULL, whose Fortran handle is the
+ * Fortran MPI_INFO_NULL. */
+int darray_f_file_get_info(darray_file_t f, MPI_Fint *info) {
+  MPI_Info cinfo = MPI_INFO_NULL;
+  int rc = darray_file_get_info(f, &cinfo);
+  *info = MPI_Info_c2f(cinfo);
+  return rc;
 }
 
 /* A memory stream for a printing call: 0, or DARRAY_ENOMEM when none can be

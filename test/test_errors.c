@@ -28,6 +28,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -830,27 +831,40 @@ static const char *const cause_hints[] = {
 };
 #define N_CAUSE_HINTS ((int)(sizeof cause_hints / sizeof cause_hints[0]))
 
-/* Every rank got code, no message was cut, and some rank's message (the
- * failing one's; the others may say only "failed on rank R") names cause
- * and, when given, the call that failed. */
+/* Every rank got code, no message was cut, and the messages keep the error
+ * contract (tu_expect_failure_messages): a rank that failed names cause
+ * and, when given, the call that failed; the others name that rank and
+ * its message. */
 static void expect_cause(int rc, int code, const char *msg, const char *cause,
                          const char *call, const char *what) {
   if (!TU_EQ_CODE(rc, code))
     fprintf(stderr, "  %s: %s\n", what, msg);
   TU_CHECK(strlen(msg) < 511); /* not cut at DARRAY_ERRMSG_LEN */
-  int has = strstr(msg, cause) != NULL, any = 0;
-  if (has && call != NULL)
-    TU_CONTAINS(msg, call);
-  if (!has)
-    TU_CONTAINS(msg, "failed on rank");
-  MPI_Allreduce(&has, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (!TU_CHECK(any))
-    fprintf(stderr, "  %s: no message names \"%s\": \"%s\"\n", what, cause,
-            msg);
+  tu_expect_failure_messages(msg, cause, call, what);
 }
 
 static int is_mpiio(const char *hints) {
   return strstr(hints, "mpiio") != NULL;
+}
+
+/* Two cases of (f) need ROMIO behind the mpiio back end (mpio.h defines
+ * ROMIO_VERSION in MPICH and its derivatives); elsewhere they are skipped,
+ * and counted as skipped. Open MPI's OMPIO reports a read of a FIFO that
+ * failed (ESPIPE, printed on stderr) as a successful read of nothing, so
+ * its cause cannot reach the user; and its sharedfp "lockedfile" component
+ * overflows a fixed buffer in MPI_File_open (an abort under
+ * _FORTIFY_SOURCE) for paths of some 250 characters or more. */
+static bool needs_romio(const char *hints, const char *what) {
+#ifdef ROMIO_VERSION
+  (void)hints;
+  (void)what;
+  return false;
+#else
+  if (!is_mpiio(hints))
+    return false;
+  tu_skip_part(what, "the MPI-IO here is not ROMIO (see needs_romio)");
+  return true;
+#endif
 }
 
 /* Writes to /dev/full fail with ENOSPC. */
@@ -895,7 +909,7 @@ static void test_cause_fifo_sync(const char *hints) {
   int32_t *buf = block_1d_buf(n, &first, &count);
   MPI_Info info = tu_info(hints);
   darray_file_t f = NULL;
-  if (TU_CHECK(ok) && a != NULL &&
+  if (TU_CHECK(ok) && a != NULL && !needs_romio(hints, "(f) FIFO read") &&
       TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info,
                              &f))) {
     int rc = darray_read(f, a, buf);
@@ -936,6 +950,8 @@ static void long_path(char *p, size_t len, const char *tail) {
  * and both ends of the path. */
 static void test_cause_long_path(const char *hints) {
   char path[494], cause[MPI_MAX_ERROR_STRING + 1];
+  if (needs_romio(hints, "(f) long path"))
+    return;
   long_path(path, 493, "missing.dat");
   TU_EQ_I64((int64_t)strlen(path), 493);
   int len = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -383,4 +384,68 @@ int tu_estimate(const char *text, const char *name, double *us) {
                : -1;
   }
   return -1;
+}
+
+/* ---- the error contract ------------------------------------------------ */
+
+#define TU_MSG_LEN 512
+
+/* strstr regardless of letter case. */
+static const char *find_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay != '\0'; hay++)
+    if (strncasecmp(hay, needle, n) == 0)
+      return hay;
+  return n == 0 ? hay : NULL;
+}
+
+/* A rank that did not fail itself: "failed on rank R: <R's message>" (the
+ * start of it: the library may shorten a long one), R a rank that did. */
+static void check_remote_message(const char *m, const char *all,
+                                 const char *what) {
+  int R = -1, used = 0;
+  const char *f = strstr(m, "failed on rank ");
+  if (!TU_CHECK(sscanf(f, "failed on rank %d: %n", &R, &used) == 1 &&
+                used > 0 && R >= 0 && R < tu_nprocs())) {
+    fprintf(stderr, "  %s: no rank named in \"%s\"\n", what, m);
+    return;
+  }
+  const char *theirs = all + (size_t)R * TU_MSG_LEN;
+  if (!TU_CHECK(strstr(theirs, "failed on rank ") == NULL))
+    fprintf(stderr, "  %s: rank %d, named as failing, says \"%s\"\n", what,
+            R, theirs);
+  size_t k = strlen(f + used), t = strlen(theirs);
+  k = k < t ? k : t;
+  k = k < 40 ? k : 40;
+  if (!TU_CHECK(k > 0 && strncmp(f + used, theirs, k) == 0))
+    fprintf(stderr, "  %s: \"%s\" is not rank %d's message \"%s\"\n", what,
+            m, R, theirs);
+}
+
+void tu_expect_failure_messages(const char *msg, const char *cause,
+                                const char *call, const char *what) {
+  int P = tu_nprocs(), own = 0;
+  char mine[TU_MSG_LEN];
+  snprintf(mine, sizeof mine, "%s", msg != NULL ? msg : "");
+  char *all = malloc((size_t)P * TU_MSG_LEN);
+  if (all == NULL) {
+    fprintf(stderr, "testutil: out of memory\n");
+    MPI_Abort(MPI_COMM_WORLD, 99);
+  }
+  MPI_Allgather(mine, TU_MSG_LEN, MPI_CHAR, all, TU_MSG_LEN, MPI_CHAR,
+                MPI_COMM_WORLD);
+  for (int r = 0; r < P; r++)
+    own += strstr(all + (size_t)r * TU_MSG_LEN, "failed on rank ") == NULL;
+  if (!TU_CHECK(own > 0) && tu_rank() == 0)
+    fprintf(stderr, "  %s: no rank has a message of its own\n", what);
+  if (strstr(mine, "failed on rank ") != NULL) {
+    check_remote_message(mine, all, what);
+  } else {
+    if (!TU_CHECK(find_nocase(mine, cause) != NULL))
+      fprintf(stderr, "  %s: rank %d's message does not name \"%s\": \"%s\"\n",
+              what, tu_rank(), cause, mine);
+    if (call != NULL)
+      TU_CONTAINS(mine, call);
+  }
+  free(all);
 }

@@ -103,6 +103,18 @@ long tu_failures(void);
 /* Collective: 1 if any rank has failed so far (e.g. to stop a loop). */
 int tu_any_failed(void);
 
+/* Collective over MPI_COMM_WORLD, after a collective call failed with the
+ * same code everywhere and left msg: checks the error contract. A rank that
+ * failed itself keeps its own message, which names cause (in any letter
+ * case: ROMIO passes the system's text on, Open MPI's OMPIO may report
+ * only a code, whose text the library gives) and call when not NULL; a rank
+ * that did not fail says "failed on rank R: <R's message>", R being a rank
+ * with a message of its own; some rank has one. Which ranks fail on their
+ * own is the MPI's business (ROMIO agrees on some errors, OMPIO does not),
+ * so this does not ask. what names the case in failures. */
+void tu_expect_failure_messages(const char *msg, const char *cause,
+                                const char *call, const char *what);
+
 /* ---- files ------------------------------------------------------------ */
 
 /* Directory for temporary files: $DARRAY_TEST_TMPDIR, default "/tmp". */

@@ -15,8 +15,18 @@
  * MPI_ERR_BAD_FILE) are refined by e, the errno the failing call left
  * (callers clear errno before the call), mapped as the posix back end maps
  * it: MPICH's ROMIO reports a full disk on a write as MPI_ERR_IO and only
- * its errno (and its text) says ENOSPC.
+ * its errno (and its text) says ENOSPC. Only ROMIO (every MPI whose mpio.h
+ * defines ROMIO_VERSION: MPICH and its derivatives) fails with the errno of
+ * the system call that failed; Open MPI's OMPIO makes further calls (closing,
+ * unlinking its lock files) that leave another errno, so there the class
+ * alone decides.
  */
+#ifdef ROMIO_VERSION
+#define MPI_ERRNO_RELIABLE 1
+#else
+#define MPI_ERRNO_RELIABLE 0
+#endif
+
 static int mpi_code(int mpierr, int e) {
   int cls = MPI_ERR_OTHER;
   MPI_Error_class(mpierr, &cls);
@@ -30,7 +40,8 @@ static int mpi_code(int mpierr, int e) {
     return DARRAY_ENOMEM;
   bool vague = cls == MPI_ERR_IO || cls == MPI_ERR_OTHER ||
                cls == MPI_ERR_BAD_FILE;
-  if (vague && e != 0 && darray__io_errno_code(e) != DARRAY_EIO)
+  if (MPI_ERRNO_RELIABLE && vague && e != 0 &&
+      darray__io_errno_code(e) != DARRAY_EIO)
     return darray__io_errno_code(e);
   return cls == MPI_ERR_BAD_FILE ? DARRAY_ENOENT : DARRAY_EIO;
 }
