@@ -10,7 +10,7 @@
  * `const strategy_t darray__strategy_NAME` (strategy.h says what each of
  * its functions must do; its estimate sizes the call as its prepare
  * does), its files in Makefile.am, one line in the list below, and its
- * tests (test/test_plan_unit.c checks every entry's estimate against its
+ * tests (test/plan/test_plan_unit.c checks every entry's estimate against its
  * formula). Keep direct runs first: they are the fallback.
  */
 #include "strategy.h"

@@ -30,7 +30,7 @@
  *    mu = floor(x^64 / P), and U mod P = U - q P.
  *
  * The constants are checked against a bit-at-a-time computation in
- * test/test_format_unit.c.
+ * test/format/test_format_unit.c.
  */
 #include "format/format.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_faults_ext.c - injected failures of allocations, MPI calls, MPI-IO
- * and close, on any rank, in every strategy and back end (test/fault_wrap.c,
+ * and close, on any rank, in every strategy and back end (test/io/fault_wrap.c,
  * doc/reliability.md sections 1, 3 and 7).
  *
  * A 12x10 int32 array, CYCLIC(2) rows over a grid MPI_Dims_create makes,

@@ -1,6 +1,6 @@
 /*
  * fault_wrap.h - injected failures of allocations and MPI calls, for the
- * fault tests only (test/fault_wrap.c; doc/reliability.md, section 7).
+ * fault tests only (test/io/fault_wrap.c; doc/reliability.md, section 7).
  *
  * The test programs that use it are linked with GNU ld's --wrap for each
  * function below (test/Makefile.inc, DARRAY_FAULT_WRAP_LDFLAGS), so the
