@@ -299,6 +299,9 @@ DARRAY_API int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
  *          pointer to NULL does nothing.
  * \retval DARRAY_SUCCESS success
  * \retval DARRAY_EBADHANDLE \p *a is not a live handle
+ * \retval DARRAY_EMPI called after MPI_Finalize: the handle's memory is
+ *         released all the same (`*a` is set to NULL), its communicator
+ *         cannot be freed any more
  */
 DARRAY_API int darray_free(darray_t *a);
 
@@ -738,6 +741,9 @@ DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_I
  *         is left without a header)
  * \retval DARRAY_ENOMEM out of memory for a dataset's headers
  * \retval DARRAY_EBADHANDLE \p *f is not a live handle
+ * \retval DARRAY_EMPI called after MPI_Finalize: no collective can run,
+ *         so the handle is released locally (a posix descriptor closed, a
+ *         dataset's headers not written) and `*f` set to NULL
  */
 DARRAY_API int darray_file_close(darray_file_t *f);
 

@@ -167,16 +167,24 @@ int darray_free(darray_t *pa) {
     return DARRAY_SUCCESS;
   darray_t a = *pa;
   int rc = darray__array_check(a);
-  if (rc == DARRAY_SUCCESS) /* the communicator is freed: MPI must live */
-    rc = darray__mpi_ready(a->errmsg);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  /* after MPI_Finalize the communicator cannot be freed (MPI has released
+   * it): the memory is, and the call says what happened */
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  bool mpi = darray__mpi_ready(msg) == DARRAY_SUCCESS;
   a->magic = DARRAY_MAGIC_DEAD;
-  MPI_Comm_free(&a->comm);
+  if (mpi)
+    MPI_Comm_free(&a->comm);
   free(a->sec);
   free(a);
   *pa = NULL;
-  return DARRAY_SUCCESS;
+  return mpi ? DARRAY_SUCCESS
+             : darray__err(msg, DARRAY_EMPI,
+                           "MPI has been finalized: the array handle was "
+                           "released, its communicator was not freed (free "
+                           "arrays before MPI_Finalize)");
 }
 
 int darray_set_elem_size(darray_t a, int64_t size) {

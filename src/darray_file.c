@@ -258,15 +258,34 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   return DARRAY_SUCCESS;
 }
 
+/* darray_file_close after MPI_Finalize: no collective can run, so the
+ * handle's memory (and a posix descriptor) is released locally, nothing
+ * more is written (a dataset's headers are not), and the call says so. */
+static int close_without_mpi(darray_file_t *pf, char *msg) {
+  darray_file_t f = *pf;
+  if (f->hints.backend == DARRAY_BACKEND_POSIX)
+    f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
+  darray__format_drop(f);
+  f->magic = DARRAY_MAGIC_DEAD;
+  free(f);
+  *pf = NULL;
+  return darray__err(msg, DARRAY_EMPI,
+                     "MPI has been finalized: the file handle was released "
+                     "without the collective close (close files before "
+                     "MPI_Finalize)");
+}
+
 int darray_file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
   darray_file_t f = *pf;
-  int rc = darray__file_check_mpi(f);
+  int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
+  if (darray__mpi_ready(msg) != DARRAY_SUCCESS)
+    return close_without_mpi(pf, msg);
   int frc = darray__format_close(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   rc = f->io.ops->close(&f->io);

@@ -178,5 +178,8 @@ DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
 /* At close (collective): the CRCs and headers of a dataset being written;
  * the format state is freed. Message into msg. */
 DARRAY_HIDDEN int darray__format_close(struct darray_file_s *f, char *msg);
+/* Release a dataset's state without writing anything (local: a close
+ * after MPI_Finalize, when no collective can run). */
+DARRAY_HIDDEN void darray__format_drop(struct darray_file_s *f);
 
 #endif /* DARRAYIO_FORMAT_H */

@@ -210,6 +210,15 @@ static int close_writing(darray_file_t f, char *msg) {
   return darray__agree(f->comm, rc, msg);
 }
 
+void darray__format_drop(darray_file_t f) {
+  fmt_file_t *z = f->fmt;
+  if (z != NULL) {
+    free(z->m);
+    free(z);
+  }
+  f->fmt = NULL;
+}
+
 int darray__format_close(darray_file_t f, char *msg) {
   fmt_file_t *z = f->fmt;
   if (z == NULL)
