@@ -104,6 +104,7 @@ program btio_f
     end if
   end if
   call darray_free(a)
+  deallocate (u, lo, ln) ! main-program arrays live until the end otherwise
   call MPI_Finalize(ierr)
   if (bad /= 0) error stop 1
 
