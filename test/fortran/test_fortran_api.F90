@@ -623,6 +623,11 @@ contains
     end do
     call darray_file_close(f, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_close (get_info)')
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    if (rank == 0) then ! the build tree is left as it was (distcheck)
+      open (newunit=n, file=trim(path2), status='old')
+      close (n, status='delete')
+    end if
     call darray_file_get_info(f, got, ierr)
     call expect(ierr == DARRAY_EBADHANDLE .and. got == MPI_INFO_NULL, &
       'darray_file_get_info of a null file: ' // darray_err_name(ierr))
