@@ -1095,18 +1095,43 @@ contains
 
   ! ---- files and I/O ---------------------------------------------------------
 
-  subroutine open_common(comm, path, mode, f, info, has_info, ierr)
+  ! A file (dataset = .false.) or a dataset: the one C call behind both, a
+  ! Fortran integer info handle given or not.
+  subroutine open_common(dataset, comm, path, mode, f, info, has_info, ierr)
+    logical, intent(in) :: dataset, has_info
     integer, intent(in) :: comm, mode, info
     character(*), intent(in) :: path
     type(darray_file_t), intent(out) :: f
-    logical, intent(in) :: has_info
     integer, intent(out), optional :: ierr
-    integer(c_int) :: hi
+    integer(c_int) :: hi, rc
     hi = 0
     if (has_info) hi = 1
-    call done(c_file_open(int(comm, c_int), to_c(path), int(mode, c_int), &
-      int(info, c_int), hi, f%p), ierr, 'darray_file_open')
+    if (dataset) then
+      rc = c_dataset_open(int(comm, c_int), to_c(path), int(mode, c_int), &
+        int(info, c_int), hi, f%p)
+      call done(rc, ierr, 'darray_dataset_open')
+    else
+      rc = c_file_open(int(comm, c_int), to_c(path), int(mode, c_int), &
+        int(info, c_int), hi, f%p)
+      call done(rc, ierr, 'darray_file_open')
+    end if
   end subroutine open_common
+
+  ! The `mpi' module's handles (info optional).
+  subroutine open_int(dataset, comm, path, mode, f, info, ierr)
+    logical, intent(in) :: dataset
+    integer, intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    integer, intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    if (present(info)) then
+      call open_common(dataset, comm, path, mode, f, info, .true., ierr)
+    else
+      call open_common(dataset, comm, path, mode, f, 0, .false., ierr)
+    end if
+  end subroutine open_int
 
   subroutine file_open_int(comm, path, mode, f, info, ierr)
     integer, intent(in) :: comm
@@ -1115,15 +1140,13 @@ contains
     type(darray_file_t), intent(out) :: f
     integer, intent(in), optional :: info
     integer, intent(out), optional :: ierr
-    if (present(info)) then
-      call open_common(comm, path, mode, f, info, .true., ierr)
-    else
-      call open_common(comm, path, mode, f, 0, .false., ierr)
-    end if
+    call open_int(.false., comm, path, mode, f, info, ierr)
   end subroutine file_open_int
 
 #ifdef DARRAY_HAVE_MPI_F08
-  subroutine file_open_f08(comm, path, mode, f, info, ierr)
+  ! mpi_f08's handles (info optional).
+  subroutine open_f08(dataset, comm, path, mode, f, info, ierr)
+    logical, intent(in) :: dataset
     type(MPI_Comm), intent(in) :: comm
     character(*), intent(in) :: path
     integer, intent(in) :: mode
@@ -1131,10 +1154,21 @@ contains
     type(MPI_Info), intent(in), optional :: info
     integer, intent(out), optional :: ierr
     if (present(info)) then
-      call open_common(comm%MPI_VAL, path, mode, f, info%MPI_VAL, .true., ierr)
+      call open_common(dataset, comm%MPI_VAL, path, mode, f, info%MPI_VAL, &
+        .true., ierr)
     else
-      call open_common(comm%MPI_VAL, path, mode, f, 0, .false., ierr)
+      call open_common(dataset, comm%MPI_VAL, path, mode, f, 0, .false., ierr)
     end if
+  end subroutine open_f08
+
+  subroutine file_open_f08(comm, path, mode, f, info, ierr)
+    type(MPI_Comm), intent(in) :: comm
+    character(*), intent(in) :: path
+    integer, intent(in) :: mode
+    type(darray_file_t), intent(out) :: f
+    type(MPI_Info), intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    call open_f08(.false., comm, path, mode, f, info, ierr)
   end subroutine file_open_f08
 #endif
 
@@ -1323,19 +1357,6 @@ contains
 
   ! ---- datasets (.npy, .npz) -------------------------------------------------
 
-  subroutine dataset_open_common(comm, path, mode, f, info, has_info, ierr)
-    integer, intent(in) :: comm, mode, info
-    character(*), intent(in) :: path
-    type(darray_file_t), intent(out) :: f
-    logical, intent(in) :: has_info
-    integer, intent(out), optional :: ierr
-    integer(c_int) :: hi
-    hi = 0
-    if (has_info) hi = 1
-    call done(c_dataset_open(int(comm, c_int), to_c(path), int(mode, c_int), &
-      int(info, c_int), hi, f%p), ierr, 'darray_dataset_open')
-  end subroutine dataset_open_common
-
   subroutine dataset_open_int(comm, path, mode, f, info, ierr)
     integer, intent(in) :: comm
     character(*), intent(in) :: path
@@ -1343,11 +1364,7 @@ contains
     type(darray_file_t), intent(out) :: f
     integer, intent(in), optional :: info
     integer, intent(out), optional :: ierr
-    if (present(info)) then
-      call dataset_open_common(comm, path, mode, f, info, .true., ierr)
-    else
-      call dataset_open_common(comm, path, mode, f, 0, .false., ierr)
-    end if
+    call open_int(.true., comm, path, mode, f, info, ierr)
   end subroutine dataset_open_int
 
 #ifdef DARRAY_HAVE_MPI_F08
@@ -1358,12 +1375,7 @@ contains
     type(darray_file_t), intent(out) :: f
     type(MPI_Info), intent(in), optional :: info
     integer, intent(out), optional :: ierr
-    if (present(info)) then
-      call dataset_open_common(comm%MPI_VAL, path, mode, f, info%MPI_VAL, &
-        .true., ierr)
-    else
-      call dataset_open_common(comm%MPI_VAL, path, mode, f, 0, .false., ierr)
-    end if
+    call open_f08(.true., comm, path, mode, f, info, ierr)
   end subroutine dataset_open_f08
 #endif
 
