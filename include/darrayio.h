@@ -117,6 +117,8 @@ extern "C" {
   X(DARRAY_EFORMAT, -19, "the file is not a well-formed .npy or .npz file")  \
   X(DARRAY_ENOTSUP, -20,                                                     \
     "the file uses a feature darrayio does not support (compression, ...)")  \
+  X(DARRAY_EREQUEST, -21,                                                    \
+    "not a pending request of this file (completed, or another file's)")     \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "reserved: never returned")                         \
@@ -658,6 +660,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    a byte it was not asked to write. `none`: nothing else writes the
  *    file during a darrayio write call; no locks, read-modify-write
  *    allowed;
+ *  - `darray_async` = `automatic` (default: as much as MPI's thread level
+ *    allows), `thread`, `files` or `none`: how nonblocking requests run
+ *    (see "Nonblocking reads and writes"); a value beyond the thread
+ *    level is lowered to it; `darray_nb_buffer_size` (bytes, default 64
+ *    MiB): the copies darray_bwrite() may hold per process;
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
@@ -898,6 +905,7 @@ DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t st
                         const int64_t count[], darray_order_t order,
                         void *buf);
 
+
 /**
  * Explain how a whole-array read or write of \p a through \p f would move
  * its bytes (local; usually called on one process).
@@ -983,6 +991,220 @@ DARRAY_API int darray_file_get_hint(darray_file_t f, const char *key, char *valu
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
 DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
+
+/** @} */
+
+/* ------------------------------------------------------------------------ */
+/** \name Nonblocking reads and writes
+ *
+ * A nonblocking call posts a request and returns at once; the bytes move in
+ * the background while the program computes, and darray_wait(),
+ * darray_test() or darray_wait_all() completes the request. Posting is
+ * collective in the MPI sense of nonblocking collectives: every process of
+ * the file posts the same requests in the same order (the checks a
+ * blocking call makes are made too, and a failure of any of them, or of
+ * the transfer, is reported when the request completes, with the same code
+ * and the failing rank's message on every process). Completion of one
+ * request may wait until every process has posted it.
+ *
+ * **The buffer belongs to the library until the request completes**: the
+ * program must not change a buffer being written, nor read or change one
+ * being read, until its wait or successful test returns (as with MPI's
+ * nonblocking calls). darray_bwrite() and darray_bwrite_section() copy the
+ * data when they post, so the buffer may be reused at once; the copies
+ * held by a file's pending requests are bounded by the hint
+ * `darray_nb_buffer_size` (a request that would pass it fails with
+ * DARRAY_ELIMIT and writes nothing).
+ *
+ * The array's description is copied at post time: changing its
+ * displacement, or freeing it, does not affect requests already posted.
+ * Requests on one file complete their effects in the order they were
+ * posted: a read posted after a write of the same bytes sees the written
+ * bytes, and a blocking call on the file takes effect after the requests
+ * posted before it. darray_file_sync() and darray_file_close() first
+ * complete the file's pending requests and report their failures;
+ * after darray_file_sync() the requests still need their wait (which
+ * returns their results), after darray_file_close() their handles are
+ * dead. A file's calls are made from one thread at a time.
+ *
+ * What overlaps with computation depends on the thread level MPI was
+ * initialized with (and on the hint `darray_async`, which can lower it):
+ *  - `MPI_THREAD_MULTIPLE`: a thread per file with pending requests runs
+ *    every request, its collective agreement and exchange included, in
+ *    the background; waiting is local.
+ *  - `MPI_THREAD_SERIALIZED` or `MPI_THREAD_FUNNELED`: MPI is called only
+ *    from the program's thread. The agreement before the transfer happens
+ *    when the request is posted; the transfer runs in the background when
+ *    it calls no MPI (the direct and sieve strategies on the posix back
+ *    end: for such requests the planner chooses among those strategies);
+ *    otherwise (two-phase, the mpiio back end) it runs when posted. The
+ *    final agreement is a nonblocking collective that darray_test() and
+ *    darray_wait() progress.
+ *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
+ *
+ * darray_explain() says which of these a file uses.
+ */
+/** @{ */
+
+/** A nonblocking request: an identifier, valid on the file it was posted
+ * on until it completes. */
+typedef int64_t darray_request_t;
+/** A request that is not pending: what completion leaves in a handle. */
+#define DARRAY_REQUEST_NULL ((darray_request_t)0)
+
+/**
+ * Post a write of every process's local piece (collective, nonblocking).
+ *
+ * As darray_write(), but returns once the request is posted; \p buf must
+ * stay untouched until the request completes. Errors of the arguments and
+ * of the transfer are returned by the request's completion.
+ *
+ * \param f   a file opened with #DARRAY_MODE_RDWR
+ * \param a   a committed array whose communicator is congruent with f's
+ * \param buf the local buffer (may be NULL when the process owns nothing)
+ * \param[out] req the request
+ * \retval DARRAY_SUCCESS the request is posted
+ * \retval DARRAY_ENULL \p req is NULL
+ * \retval DARRAY_ENOMEM no memory for the request
+ * \retval DARRAY_EMPI MPI is not running
+ * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
+ */
+DARRAY_API int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
+                             darray_request_t *req);
+
+/**
+ * Post a read of every process's local piece (collective, nonblocking).
+ * As darray_read(); \p buf must not be used until the request completes.
+ * \param f   an open file
+ * \param a   a committed array whose communicator is congruent with f's
+ * \param buf the local buffer (may be NULL when the process owns nothing)
+ * \param[out] req the request
+ * \return as darray_iwrite()
+ */
+DARRAY_API int darray_iread(darray_file_t f, darray_t a, void *buf,
+                            darray_request_t *req);
+
+/**
+ * Post a write of a section (collective, nonblocking): darray_write_section()
+ * as a request. \p start and \p count are copied.
+ * \param f     a file opened with #DARRAY_MODE_RDWR
+ * \param a     a committed array
+ * \param start first global index of the section, ndims entries
+ * \param count extent of the section, ndims entries (>= 0)
+ * \param order #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN: the layout of buf
+ * \param buf   prod(count) elements (may be NULL when that is 0)
+ * \param[out] req the request
+ * \return as darray_iwrite()
+ */
+DARRAY_API int darray_iwrite_section(darray_file_t f, darray_t a,
+                                     const int64_t start[],
+                                     const int64_t count[],
+                                     darray_order_t order, const void *buf,
+                                     darray_request_t *req);
+
+/**
+ * Post a read of a section (collective, nonblocking): darray_read_section()
+ * as a request.
+ * \param f     an open file
+ * \param a     a committed array
+ * \param start first global index of the section, ndims entries
+ * \param count extent of the section, ndims entries (>= 0)
+ * \param order #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN: the layout of buf
+ * \param buf   room for prod(count) elements (may be NULL when that is 0)
+ * \param[out] req the request
+ * \return as darray_iwrite()
+ */
+DARRAY_API int darray_iread_section(darray_file_t f, darray_t a,
+                                    const int64_t start[],
+                                    const int64_t count[],
+                                    darray_order_t order, void *buf,
+                                    darray_request_t *req);
+
+/**
+ * Post a buffered write of every process's local piece (collective,
+ * nonblocking): as darray_iwrite(), but the data is copied before the call
+ * returns, so \p buf may be changed at once. The copies of a file's pending
+ * requests may hold at most `darray_nb_buffer_size` bytes on a process; a
+ * request past it completes with DARRAY_ELIMIT on every process, having
+ * written nothing.
+ * \param f   a file opened with #DARRAY_MODE_RDWR
+ * \param a   a committed array whose communicator is congruent with f's
+ * \param buf the local buffer (may be NULL when the process owns nothing)
+ * \param[out] req the request
+ * \return as darray_iwrite()
+ */
+DARRAY_API int darray_bwrite(darray_file_t f, darray_t a, const void *buf,
+                             darray_request_t *req);
+
+/**
+ * Post a buffered write of a section (collective, nonblocking): as
+ * darray_iwrite_section(), the data copied as darray_bwrite() copies it.
+ * \param f     a file opened with #DARRAY_MODE_RDWR
+ * \param a     a committed array
+ * \param start first global index of the section, ndims entries
+ * \param count extent of the section, ndims entries (>= 0)
+ * \param order #DARRAY_ORDER_C or #DARRAY_ORDER_FORTRAN: the layout of buf
+ * \param buf   prod(count) elements (may be NULL when that is 0)
+ * \param[out] req the request
+ * \return as darray_iwrite()
+ */
+DARRAY_API int darray_bwrite_section(darray_file_t f, darray_t a,
+                                     const int64_t start[],
+                                     const int64_t count[],
+                                     darray_order_t order, const void *buf,
+                                     darray_request_t *req);
+
+/**
+ * Complete a request: wait until it has finished, and return its result,
+ * the same on every process (its message in darray_file_errmsg()). Sets
+ * \p *req to #DARRAY_REQUEST_NULL; waiting on #DARRAY_REQUEST_NULL returns
+ * DARRAY_SUCCESS at once.
+ *
+ * \param f   the file the request was posted on
+ * \param[in,out] req the request
+ * \retval DARRAY_SUCCESS the request succeeded
+ * \retval DARRAY_EREQUEST \p *req is not a pending request of \p f: it
+ *         was completed already (a second wait), belongs to another file, or
+ *         was never posted (local: the other processes are not told)
+ * \retval DARRAY_ENULL \p req is NULL
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ * \return otherwise the request's result, as the blocking call returns it
+ */
+DARRAY_API int darray_wait(darray_file_t f, darray_request_t *req);
+
+/**
+ * Test whether a request has completed, without blocking. When it has,
+ * \p *flag is 1, the result is returned as darray_wait() returns it and
+ * \p *req becomes #DARRAY_REQUEST_NULL; else \p *flag is 0 and the call
+ * returns DARRAY_SUCCESS. A program that tests until \p *flag is 1 on
+ * every process completes the request.
+ *
+ * \param f   the file the request was posted on
+ * \param[in,out] req the request
+ * \param[out] flag 1 when the request has completed
+ * \retval DARRAY_EREQUEST, DARRAY_ENULL, DARRAY_EBADHANDLE as darray_wait()
+ * \return otherwise 0 or the completed request's result
+ */
+DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
+
+/**
+ * Complete several requests of one file. Each entry of \p reqs that is not
+ * #DARRAY_REQUEST_NULL is completed and set to #DARRAY_REQUEST_NULL; its
+ * result goes to \p codes (if not NULL). Returns the first failing
+ * request's result (its message in darray_file_errmsg()), or
+ * DARRAY_SUCCESS.
+ *
+ * \param f    the file the requests were posted on
+ * \param n    number of entries of \p reqs (>= 0)
+ * \param[in,out] reqs the requests
+ * \param[out] codes n results, or NULL
+ * \retval DARRAY_SUCCESS every request succeeded
+ * \retval DARRAY_EINVAL \p n is negative
+ * \retval DARRAY_ENULL \p reqs is NULL while \p n > 0
+ * \return otherwise the first failure, as darray_wait() returns it
+ */
+DARRAY_API int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
+                               int codes[]);
 
 /** @} */
 

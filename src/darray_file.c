@@ -4,6 +4,7 @@
  */
 #include "array.h"
 #include "file.h"
+#include "async/async.h"
 #include "hints.h"
 #include "agree.h"
 #include "format/format.h"
@@ -263,6 +264,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
  * more is written (a dataset's headers are not), and the call says so. */
 static int close_without_mpi(darray_file_t *pf, char *msg) {
   darray_file_t f = *pf;
+  darray__async_drop(f);
   if (f->hints.backend == DARRAY_BACKEND_POSIX)
     f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
   darray__format_drop(f);
@@ -286,6 +288,9 @@ int darray_file_close(darray_file_t *pf) {
   msg[0] = '\0';
   if (darray__mpi_ready(msg) != DARRAY_SUCCESS)
     return close_without_mpi(pf, msg);
+  /* pending requests complete first (agreed), their failures reported */
+  char amsg[DARRAY_ERRMSG_LEN] = "";
+  int arc = darray__async_finish(f, true, amsg);
   int frc = darray__format_close(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   rc = f->io.ops->close(&f->io);
@@ -294,6 +299,10 @@ int darray_file_close(darray_file_t *pf) {
   rc = darray__agree(f->comm, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = frc;
+  if (arc != DARRAY_SUCCESS) {
+    rc = arc;
+    snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
+  }
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);
@@ -305,11 +314,20 @@ int darray_file_sync(darray_file_t f) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  /* pending requests first: their failures are reported here and again
+   * by their waits */
+  char amsg[DARRAY_ERRMSG_LEN] = "";
+  int arc = darray__async_finish(f, false, amsg);
   darray__file_clear_cause(f);
   rc = f->io.ops->sync(&f->io);
   if (rc != DARRAY_SUCCESS)
     io_failed(f, f->errmsg, rc, "darray_file_sync");
-  return darray__agree(f->comm, rc, f->errmsg);
+  rc = darray__agree(f->comm, rc, f->errmsg);
+  if (arc != DARRAY_SUCCESS && rc == DARRAY_SUCCESS) {
+    rc = arc;
+    snprintf(f->errmsg, sizeof f->errmsg, "darray_file_sync: %s", amsg);
+  }
+  return rc;
 }
 
 int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {

@@ -7,19 +7,14 @@
  * are agreed on in one collective before any byte moves, so a bad argument
  * anywhere means nothing is touched anywhere.
  */
-#include "strategy.h"
+#include "xfer.h"
 #include "agree.h"
+#include "async/async.h"
 #include "format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A section call's own region, or NULL for a whole-array call. */
-typedef struct region {
-  const int64_t *start, *count;
-  darray_order_t order;
-} region_t;
 
 static int common_args(xfer_t *x) {
   darray_file_t f = x->f;
@@ -222,13 +217,15 @@ static void memo_keep(darray_file_t f, const struct darray_s *a, int w,
 
 static int plan(xfer_t *x, const region_t *g, const strategy_t **s) {
   int w = x->write;
-  const strategy_t **m = g == NULL ? memo_of(x->f, x->a, w) : NULL;
+  /* background requests plan apart (plan.c, rule 3) */
+  bool memo = g == NULL && !x->background;
+  const strategy_t **m = memo ? memo_of(x->f, x->a, w) : NULL;
   if (m != NULL) {
     *s = *m;
     return DARRAY_SUCCESS;
   }
   int rc = darray__plan_choose(x, s);
-  if (rc == DARRAY_SUCCESS && g == NULL)
+  if (rc == DARRAY_SUCCESS && memo)
     memo_keep(x->f, x->a, w, *s);
   return rc;
 }
@@ -298,9 +295,7 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  */
 static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   const strategy_t *s = darray__strategies[0], *fallback = s;
-  int rc = common_args(x);
-  if (rc == DARRAY_SUCCESS)
-    rc = rc0; /* the dataset's lookup */
+  int rc = rc0; /* the local checks (setup) */
   bool agreed = false;
   rc = access_of(x, g, rc, &agreed);
   if (agreed) { /* a section call's first agreement failed: a process
@@ -311,27 +306,31 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   }
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
+  int pre = rc; /* this process's failure before any strategy */
   rc = begin_with(x, g, s, rc);
-  if (rc == DARRAY_ELIMIT && s != fallback && darray__plan_forced(x) == NULL) {
+  if (rc == DARRAY_ELIMIT && darray__plan_forced(x) == NULL) {
     /* the planner's choice needs more memory than darray_temp_limit
      * allows (or larger MPI counts than exist); direct runs (the table's
      * first entry) need at most one element of buffer, none for cells
-     * contiguous in memory */
+     * contiguous in memory. Every process comes here (the code and the
+     * hints are agreed on), also one whose own failure came before the
+     * plan (its strategy is not the others'): it agrees again on that
+     * failure, with its message. */
     const struct darray_s *a = x->a;
-    if (verbose() && a->rank == 0)
+    if (verbose() && a->rank == 0 && pre == DARRAY_SUCCESS)
       fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
               call_name(x, g), fallback->name, s->name, x->msg);
+    bool same = s == fallback;
     s = fallback;
-    x->msg[0] = '\0';
-    rc = begin_with(x, g, s, DARRAY_SUCCESS);
-    if (rc == DARRAY_SUCCESS && g == NULL)
+    if (pre == DARRAY_SUCCESS)
+      x->msg[0] = '\0';
+    rc = begin_with(x, g, s, pre);
+    if (rc == DARRAY_SUCCESS && g == NULL && !x->background && !same)
       memo_keep(x->f, a, x->write, s); /* the same refusal every time */
   }
   x->failed_early = rc != DARRAY_SUCCESS;
   return rc;
 }
-
-static int xfer_run(xfer_t *x) { return x->strategy->run(x); }
 
 /* What the call counted, into the file's counters. */
 static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
@@ -345,10 +344,46 @@ static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
     into->peak_temp_bytes = c->peak_temp_bytes;
 }
 
-/* The call's state goes into the file handle: its counters, and its
- * message, which the user reads with darray_file_errmsg(). */
-static int xfer_end(xfer_t *x, const region_t *g, int rc) {
-  darray_file_t f = x->f;
+static const region_t *region_of(const xcall_t *c) {
+  return c->section ? &c->g : NULL;
+}
+
+const char *darray__xcall_name(const xcall_t *c) {
+  return call_name(&c->x, region_of(c));
+}
+
+int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
+                        bool write, const region_t *g) {
+  int rc = darray__file_check_mpi(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__array_check(a);
+  if (rc != DARRAY_SUCCESS)
+    return rc; /* no usable handle or no MPI: cannot agree (documented) */
+  memset(c, 0, sizeof *c);
+  c->x.f = f;
+  c->x.buf = buf;
+  c->x.write = write;
+  c->section = g != NULL;
+  if (g != NULL)
+    c->g = *g;
+  /* in a dataset the call moves a's member: a copy of a at the member's
+   * data offset (src/format) */
+  c->rc0 = darray__format_place(f, a, &c->view, &c->member, c->x.msg);
+  c->x.a = &c->view;
+  if (c->rc0 == DARRAY_SUCCESS)
+    c->rc0 = common_args(&c->x);
+  darray__io_call_init(&c->x.io, &f->io, &c->x.stats);
+  return DARRAY_SUCCESS;
+}
+
+int darray__xcall_begin(xcall_t *c) {
+  return xfer_begin(&c->x, region_of(c), c->rc0);
+}
+
+int darray__xcall_run(xcall_t *c) { return c->x.strategy->run(&c->x); }
+
+int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
+  xfer_t *x = &c->x;
   const strategy_t *s = x->strategy;
   if (s->finish != NULL)
     s->finish(x);
@@ -356,47 +391,60 @@ static int xfer_end(xfer_t *x, const region_t *g, int rc) {
   x->boxes_owned = NULL;
   x->boxes = NULL;
   darray__xfer_access_free(x);
-  fold_stats(&f->stats, &x->stats);
-  if (!x->failed_early) { /* else: already agreed */
+  *agree = !x->failed_early; /* else: already agreed */
+  if (*agree) {
     if (rc == DARRAY_SUCCESS) /* the first agreement failed here alone */
       rc = x->late;
     const char *cause = darray__io_call_cause(&x->io);
     if (rc != DARRAY_SUCCESS && x->msg[0] == '\0')
       darray__err(x->msg, rc, "%s (strategy %s, backend %s): %s%s%s",
-                  call_name(x, g), s->name, f->io.ops->name,
+                  darray__xcall_name(c), s->name, x->f->io.ops->name,
                   darray_strerror(rc), cause[0] ? ": " : "", cause);
-    f->stats.calls++;
-    snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s", s->name);
-    rc = darray__agree(f->comm, rc, x->msg);
   }
-  snprintf(f->errmsg, sizeof f->errmsg, "%s", rc != DARRAY_SUCCESS ? x->msg
-                                                                   : "");
   return rc;
+}
+
+int darray__xcall_after(xcall_t *c, int rc) {
+  return darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
+                              c->x.write, !c->section, rc, c->x.msg);
+}
+
+int darray__xcall_end(xcall_t *c, int rc) {
+  bool agree;
+  rc = darray__xcall_end_local(c, rc, &agree);
+  if (agree)
+    rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+  return darray__xcall_after(c, rc);
+}
+
+/* The call's state goes into the file handle: its counters, and its
+ * message, which the user reads with darray_file_errmsg(). */
+void darray__xcall_fold(xcall_t *c, int rc) {
+  darray_file_t f = c->x.f;
+  fold_stats(&f->stats, &c->x.stats);
+  if (!c->x.failed_early) {
+    f->stats.calls++;
+    snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s",
+             c->x.strategy->name);
+  }
+  snprintf(f->errmsg, sizeof f->errmsg, "%s",
+           rc != DARRAY_SUCCESS ? c->x.msg : "");
 }
 
 static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
                 const region_t *g) {
-  int rc = darray__file_check_mpi(f);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__array_check(a);
+  xcall_t c;
+  int rc = darray__xcall_setup(&c, f, a, buf, write, g);
   if (rc != DARRAY_SUCCESS)
-    return rc; /* no usable handle or no MPI: cannot agree (documented) */
-  xfer_t x = {.f = f, .a = a, .buf = buf, .write = write};
-  /* in a dataset the call moves a's member: a copy of a at the member's
-   * data offset (src/format) */
-  darray_s_t view;
-  int member = -1;
-  int rc0 = darray__format_place(f, a, &view, &member, x.msg);
-  if (f->fmt != NULL)
-    x.a = &view;
-  darray__io_call_init(&x.io, &f->io, &x.stats);
-  rc = xfer_begin(&x, g, rc0);
+    return rc;
+  darray__async_idle(f); /* after the requests posted before it */
+  rc = darray__xcall_begin(&c);
   if (rc == DARRAY_SUCCESS)
-    rc = xfer_run(&x);
-  rc = xfer_end(&x, g, rc);
-  return darray__format_after(f, member, &view, buf, write, g == NULL, rc);
+    rc = darray__xcall_run(&c);
+  rc = darray__xcall_end(&c, rc);
+  darray__xcall_fold(&c, rc);
+  return rc;
 }
-
 int darray_write(darray_file_t f, darray_t a, const void *buf) {
   return xfer(f, a, (void *)buf, true, NULL);
 }
@@ -417,4 +465,40 @@ int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
                         void *buf) {
   region_t g = {start, count, order};
   return xfer(f, a, buf, false, &g);
+}
+
+int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
+                  darray_request_t *req) {
+  return darray__async_post(f, a, (void *)buf, true, NULL, false, req);
+}
+
+int darray_iread(darray_file_t f, darray_t a, void *buf,
+                 darray_request_t *req) {
+  return darray__async_post(f, a, buf, false, NULL, false, req);
+}
+
+int darray_bwrite(darray_file_t f, darray_t a, const void *buf,
+                  darray_request_t *req) {
+  return darray__async_post(f, a, (void *)buf, true, NULL, true, req);
+}
+
+int darray_iwrite_section(darray_file_t f, darray_t a, const int64_t start[],
+                          const int64_t count[], darray_order_t order,
+                          const void *buf, darray_request_t *req) {
+  region_t g = {start, count, order};
+  return darray__async_post(f, a, (void *)buf, true, &g, false, req);
+}
+
+int darray_iread_section(darray_file_t f, darray_t a, const int64_t start[],
+                         const int64_t count[], darray_order_t order,
+                         void *buf, darray_request_t *req) {
+  region_t g = {start, count, order};
+  return darray__async_post(f, a, buf, false, &g, false, req);
+}
+
+int darray_bwrite_section(darray_file_t f, darray_t a, const int64_t start[],
+                          const int64_t count[], darray_order_t order,
+                          const void *buf, darray_request_t *req) {
+  region_t g = {start, count, order};
+  return darray__async_post(f, a, (void *)buf, true, &g, true, req);
 }

@@ -6,6 +6,7 @@
  */
 #include "agree.h"
 #include "strategy.h"
+#include "async/async.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -172,6 +173,28 @@ static void cost_model(const struct darray_file_s *f, FILE *out) {
           cb, rd);
 }
 
+/* What a nonblocking call would do (src/async): where it runs, and below
+ * MPI_THREAD_MULTIPLE the strategy the planner picks for it. */
+static int nonblocking(darray_file_t f, const struct darray_s *a, bool write,
+                       FILE *out) {
+  fprintf(out, "  nonblocking requests: %s\n", darray__async_text(f));
+  if (darray__async_mode(f) != DARRAY_ASYNC_FILES)
+    return DARRAY_SUCCESS;
+  xfer_t x = {.f = f, .a = a, .write = write, .sec = a->sec,
+              .nsec = a->nsec, .background = true};
+  darray__io_call_init(&x.io, &f->io, &x.stats);
+  plan_t p;
+  int rc = darray__plan_explain(&x, &p);
+  darray__xfer_access_free(&x);
+  if (rc == DARRAY_SUCCESS)
+    fprintf(out, "  a nonblocking %s: strategy %s, %s\n",
+            write ? "write" : "read", p.s->name,
+            !p.s->collective && f->hints.backend == DARRAY_BACKEND_POSIX
+                ? "in the background"
+                : "when posted (it calls MPI)");
+  return rc;
+}
+
 int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
@@ -207,6 +230,9 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
           darray__plan_estimates(&p, est, sizeof est));
   fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
+  rc = nonblocking(f, a, x.write, out);
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(f->errmsg, rc, "out of memory");
   if (x.write)
     concurrency(f, out);
   cost_model(f, out);

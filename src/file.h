@@ -26,6 +26,8 @@ typedef struct darray_file_s {
   int memo_next[2];
   io_file_t io;
   struct fmt_file *fmt; /* a dataset's format (src/format), NULL: raw */
+  struct async_file *async; /* nonblocking requests (src/async), NULL
+                               until the first */
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;

@@ -21,6 +21,8 @@ static const char *const backend_names[] = {"posix", "mpiio", NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};
+static const char *const async_names[] = {"automatic", "thread", "files",
+                                          "none", NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
                                                 NULL};
 
@@ -61,6 +63,8 @@ static const hint_def_t hint_table[] = {
     SZ("darray_cb_cycle_ns", cb_cycle_ns, 0, INT64_C(1000000000)),
     EN("darray_concurrent_writers", concurrency, concurrency_names),
     EN("darray_verify_crc", verify_crc, verify_names),
+    EN("darray_async", async_mode, async_names),
+    SZ("darray_nb_buffer_size", nb_buffer_size, 0, INT64_C(1) << 40),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 
@@ -84,6 +88,7 @@ void darray__hints_default(darray_hints_t *h) {
    * (MPI_Isend/Irecv, 4 MiB messages) */
   h->cb_exchange_mbs = 10000;
   h->cb_cycle_ns = -1; /* measured when the file opens (wait.c) */
+  h->nb_buffer_size = INT64_C(64) << 20;
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
                               faster as vectors (bench/README.md) */
 }

@@ -9,6 +9,13 @@
 enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
 /* darray_strategy: auto, or entry strategy - 1 of the strategy table */
 enum { DARRAY_STRATEGY_AUTO = 0 };
+/* darray_async (src/async): automatic = the most the thread level allows */
+enum {
+  DARRAY_ASYNC_AUTO = 0,
+  DARRAY_ASYNC_THREAD = 1, /* everything in a thread (MPI_THREAD_MULTIPLE) */
+  DARRAY_ASYNC_FILES = 2,  /* file calls in a thread, MPI in the caller's */
+  DARRAY_ASYNC_NONE = 3    /* requests run when posted */
+};
 enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
 /* darray_concurrent_writers (src/io/io_lock.c) */
 enum {
@@ -51,6 +58,11 @@ typedef struct darray_hints {
   /* darray_verify_crc: whole-array reads of .npz members check their
    * CRC-32 (src/format) */
   int verify_crc;
+  /* nonblocking requests (src/async): how far they may run in the
+   * background (DARRAY_ASYNC_*, lowered to what the thread level allows),
+   * and the bytes the copies of buffered writes may hold per process */
+  int async_mode;
+  int64_t nb_buffer_size;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);

@@ -25,6 +25,9 @@
  *     candidates either: collective buffering is off and sieving was not
  *     asked for, so each process moves its own runs rather than windows
  *     full of other processes' data;
+ *     A request that runs in the background below MPI_THREAD_MULTIPLE
+ *     (src/async) has no collective candidate and keeps its independent
+ *     ones: its transfer must call no MPI, and sieving may save file calls;
  *  4. the cheapest estimate wins. Ties go to the later entry of the table:
  *     each entry after direct runs exists to save file calls, so at an
  *     equal estimate it asks less of the file system (two-phase over
@@ -94,6 +97,12 @@ static int estimate_all(const xfer_t *x, const access_t *acc, plan_t *p,
       say(e->why, sizeof e->why, "%s=disable", key);
       continue;
     }
+    if (x->background && s->collective) {
+      say(e->why, sizeof e->why, "a nonblocking call below "
+          "MPI_THREAD_MULTIPLE: it would exchange data from the program's "
+          "thread, when posted, with no overlap");
+      continue;
+    }
     int rc = s->estimate(x, acc, e);
     if (rc != DARRAY_SUCCESS)
       return rc;
@@ -115,7 +124,7 @@ static const strategy_t *switched_on(const xfer_t *x, const access_t *acc,
     if (sw == DARRAY_TRI_ENABLE && pick == NULL)
       pick = p->table[i], *on = key;
     else if (key != NULL && sw == DARRAY_TRI_AUTO && acc->interleaved &&
-             e->why[0] == '\0')
+             e->why[0] == '\0' && !x->background)
       say(e->why, sizeof e->why,
           "the extents interleave and no collective strategy is a "
           "candidate: each process moves its own runs unless %s=enable",

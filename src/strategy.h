@@ -37,6 +37,9 @@ typedef struct xfer {
   access_t *access; /* the access in numbers, once asked for
                        (darray__xfer_access) */
   bool failed_early; /* setup failed and every process knows it */
+  bool background; /* a request whose run must call no MPI (src/async:
+                      below MPI_THREAD_MULTIPLE): collective strategies
+                      are not candidates */
   int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
                for the next agreement (darray__agree_first) */
 } xfer_t;

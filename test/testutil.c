@@ -132,8 +132,21 @@ int tu__contains(const char *file, int line, const char *ehay, const char *hay,
 
 /* ---- life cycle ------------------------------------------------------- */
 
+static void tu_init_common(int *argc, char ***argv);
+
 void tu_init(int *argc, char ***argv) {
   MPI_Init(argc, argv);
+  tu_init_common(argc, argv);
+}
+
+int tu_init_thread(int *argc, char ***argv, int required) {
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(argc, argv, required, &provided);
+  tu_init_common(argc, argv);
+  return provided;
+}
+
+static void tu_init_common(int *argc, char ***argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &tu_nprocs_);
   if (argc != NULL && argv != NULL && *argc > 0 && (*argv)[0] != NULL) {

@@ -81,6 +81,8 @@ int tu_fail(const char *file, int line, const char *fmt, ...)
 
 /* MPI_Init, remember rank/size and the test name (basename of argv[0]). */
 void tu_init(int *argc, char ***argv);
+/* tu_init with MPI_Init_thread(required); returns the level provided. */
+int tu_init_thread(int *argc, char ***argv, int required);
 /* Collective over MPI_COMM_WORLD: sum checks and failures, print the summary
  * line on rank 0, MPI_Finalize; returns 0 if no rank failed, else 1. */
 int tu_finish(void);

@@ -4,6 +4,7 @@
  * read or write call at its member's data (doc/formats.md).
  */
 #include "format/format.h"
+#include "async/async.h"
 #include "agree.h"
 
 #include <stdlib.h>
@@ -307,6 +308,7 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle: cannot agree (as darray_write) */
+  darray__async_idle(f); /* the members change under no request */
   char *msg = f->errmsg;
   rc = define_args(f, name, a, msg);
   const char *key = name != NULL && f->fmt != NULL &&

@@ -169,12 +169,17 @@ DARRAY_HIDDEN int darray__format_place(struct darray_file_s *f,
 /* After a call on member m (its result rc, agreed): a whole-array write
  * keeps this process's share of the CRC, a section write or a failure
  * marks the member for reading back; a whole-array read with
- * darray_verify_crc checks the CRC (collective). Returns rc, or
- * DARRAY_ECRC with a message in f->errmsg. */
+ * darray_verify_crc checks the CRC (collective, on f->comm). Returns rc,
+ * or DARRAY_ECRC with a message in msg (the call's). */
 DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
                                        const struct darray_s *view,
                                        const char *buf, bool write,
-                                       bool whole, int rc);
+                                       bool whole, int rc, char *msg);
+/* Whether darray__format_after is collective for such a call on member m
+ * (-1: none): a whole-array read whose CRC is checked. */
+DARRAY_HIDDEN bool darray__format_after_collective(struct darray_file_s *f,
+                                                   int m, bool write,
+                                                   bool whole);
 /* At close (collective): the CRCs and headers of a dataset being written;
  * the format state is freed. Message into msg. */
 DARRAY_HIDDEN int darray__format_close(struct darray_file_s *f, char *msg);

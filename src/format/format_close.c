@@ -4,6 +4,7 @@
  * combining the shares and writing the headers (rank 0).
  */
 #include "format/format.h"
+#include "async/async.h"
 #include "agree.h"
 
 #include <stdio.h>
@@ -29,8 +30,15 @@ static int mismatch(const fmt_member_t *m, uint32_t got, const char *what,
                      m->info.name, (unsigned)got, (unsigned)m->info.crc32);
 }
 
+bool darray__format_after_collective(darray_file_t f, int m, bool write,
+                                     bool whole) {
+  return m >= 0 && !write && whole && f->hints.verify_crc &&
+         f->fmt->m[m].info.has_crc;
+}
+
 int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
-                         const char *buf, bool write, bool whole, int rc) {
+                         const char *buf, bool write, bool whole, int rc,
+                         char *msg) {
   if (i < 0)
     return rc;
   fmt_member_t *m = &f->fmt->m[i];
@@ -47,14 +55,14 @@ int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
   uint32_t part = 0;
   rc = darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes, &part);
   if (rc != DARRAY_SUCCESS)
-    darray__err(f->errmsg, rc, "darray_read: checking the CRC-32 of '%s': "
+    darray__err(msg, rc, "darray_read: checking the CRC-32 of '%s': "
                 "out of memory", m->info.name);
-  rc = darray__agree(f->comm, rc, f->errmsg);
+  rc = darray__agree(f->comm, rc, msg);
   if (rc == DARRAY_SUCCESS)
-    rc = combine(f->comm, &part, 1, f->errmsg);
+    rc = combine(f->comm, &part, 1, msg);
   uint32_t crc = darray__crc_member(m->hdr_crc, part, m->info.bytes);
   if (rc == DARRAY_SUCCESS && crc != m->info.crc32)
-    rc = mismatch(m, crc, "darray_read", f->errmsg);
+    rc = mismatch(m, crc, "darray_read", msg);
   return rc;
 }
 
@@ -81,6 +89,7 @@ int darray_verify(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  darray__async_idle(f); /* its collectives after the requests' */
   fmt_file_t *z = f->fmt;
   char *msg = f->errmsg;
   if (z == NULL || z->writing) /* the same on every process */

@@ -1,0 +1,84 @@
+/*
+ * async.h - nonblocking requests and the I/O thread (async.c), and the
+ * nonblocking agreement that completes a request below
+ * MPI_THREAD_MULTIPLE (async_agree.c).
+ *
+ * A request is a call (xcall_t, xfer.h) kept alive from its post to its
+ * completion. Where its phases run depends on the file's mode
+ * (DARRAY_ASYNC_*, hints.h), chosen at the file's first request from the
+ * thread level MPI provides and the hint darray_async:
+ *
+ *   thread: the file's I/O thread runs begin, run and end; the program's
+ *           thread only posts and collects (MPI_THREAD_MULTIPLE);
+ *   files:  the program's thread begins the call when it is posted; the
+ *           I/O thread runs it when its strategy calls no MPI (direct and
+ *           sieve on the posix back end), else the program's thread runs
+ *           it then; the final agreement is a nonblocking collective on a
+ *           communicator of its own, posted in request order by wait and
+ *           test and progressed by them;
+ *   none:   the call runs to its end when posted.
+ *
+ * Requests of a file take effect in post order: one I/O thread per file
+ * takes them first come, first served, and a blocking call, or any other
+ * collective call on the file, waits until the thread has nothing left to
+ * do (darray__async_idle) before it runs in the program's thread. So at
+ * any moment one thread at most uses the file's communicator, its back
+ * end and its format state.
+ */
+#ifndef DARRAYIO_ASYNC_H
+#define DARRAYIO_ASYNC_H
+
+#include "xfer.h"
+
+typedef struct async_file async_file_t;
+
+/* Post a request (the entry points' common part). buffered: copy buf's
+ * data now (darray_bwrite). */
+DARRAY_HIDDEN int darray__async_post(struct darray_file_s *f,
+                                     struct darray_s *a, void *buf,
+                                     bool write, const region_t *g,
+                                     bool buffered, darray_request_t *req);
+/* Wait until the file's I/O thread has no work left (nothing to do
+ * without requests). Local. */
+DARRAY_HIDDEN void darray__async_idle(struct darray_file_s *f);
+/* Complete every pending request of f (collective: their final
+ * agreements); their results stay for their waits (collect = false) or
+ * they are released, their handles dead (collect = true, at close; the
+ * thread ends). Returns the first failure among them, its message in
+ * msg. */
+DARRAY_HIDDEN int darray__async_finish(struct darray_file_s *f, bool collect,
+                                       char *msg);
+/* A file closed after MPI_Finalize: release what can be released
+ * without MPI (a thread still busy is left alone, its memory with it). */
+DARRAY_HIDDEN void darray__async_drop(struct darray_file_s *f);
+/* The mode of f's requests (DARRAY_ASYNC_*): agreed at its first
+ * request, until then what this process would propose. */
+DARRAY_HIDDEN int darray__async_mode(const struct darray_file_s *f);
+/* What darray_explain says about nonblocking requests on f. */
+DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
+
+/* The final agreement of a request as a nonblocking collective: the same
+ * result everywhere (the most negative code), and the failing process's
+ * message sent to the others, as darray__agree does (error.c). */
+typedef struct nbagree {
+  int phase; /* 0 not posted, 1 reducing, 2 telling, 3 done */
+  int64_t in, out;
+  MPI_Request req;
+  MPI_Request *tell; /* the message: sends (the failing rank) or 1 receive */
+  int ntell;
+  int code; /* this process's result; then the agreed one */
+  int who;  /* the rank whose failure won */
+  bool failed_here;
+  char text[DARRAY_ERRMSG_LEN - 64];
+} nbagree_t;
+
+/* Post the agreement on code over comm. */
+DARRAY_HIDDEN void darray__nbagree_post(nbagree_t *g, MPI_Comm comm,
+                                        int code);
+/* Progress it; *done when complete: the agreed code is returned and msg
+ * (this process's message, if it failed) gets the failing rank's message
+ * on the others. block: until done. */
+DARRAY_HIDDEN int darray__nbagree_progress(nbagree_t *g, MPI_Comm comm,
+                                           bool block, bool *done, char *msg);
+
+#endif /* DARRAYIO_ASYNC_H */

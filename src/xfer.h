@@ -1,0 +1,62 @@
+/*
+ * xfer.h - one read or write call as a sequence of phases (darray_xfer.c),
+ * for the blocking entry points, which run them in a row, and for requests
+ * (src/async), which run them where and when the thread level allows.
+ *
+ *   setup  (local, the caller's thread): handles, the array's place in a
+ *          dataset, the checks that need no communication;
+ *   begin  (collective): the access, the plan, the strategy's preparation
+ *          and one agreement, after which every process moves bytes or
+ *          none does;
+ *   run    (collective for collective strategies): the bytes move;
+ *   end    (collective): the strategy's state is freed and the result is
+ *          agreed on (end_local + an agreement), then a dataset's member
+ *          is accounted for (format_after);
+ *   fold   (local, the caller's thread): the call's counters and message go
+ *          into the file handle.
+ */
+#ifndef DARRAYIO_XFER_H
+#define DARRAYIO_XFER_H
+
+#include "strategy.h"
+
+/* A section call's own region. */
+typedef struct region {
+  const int64_t *start, *count;
+  darray_order_t order;
+} region_t;
+
+/* One call: its xfer, the description it moves (a copy of the array, at
+ * its member's offset in a dataset), its region. */
+typedef struct xcall {
+  xfer_t x;       /* x.a == &view */
+  darray_s_t view;
+  int member;     /* dataset member, or -1 */
+  bool section;   /* g holds the region */
+  region_t g;
+  int rc0;        /* the local checks' result, agreed on by begin */
+} xcall_t;
+
+/* setup: c gets the call; returns what the handles' checks say (a bad
+ * handle or MPI not running: nothing can be agreed on, the call stops
+ * here); the checks of the arguments go into c->rc0. g: NULL for a whole
+ * array (its pointers are kept: a request copies what they point to). */
+DARRAY_HIDDEN int darray__xcall_setup(xcall_t *c, struct darray_file_s *f,
+                                      struct darray_s *a, void *buf,
+                                      bool write, const region_t *g);
+DARRAY_HIDDEN int darray__xcall_begin(xcall_t *c);
+DARRAY_HIDDEN int darray__xcall_run(xcall_t *c);
+/* end_local: the strategy's state is freed and a failure gets its
+ * message; *agree says whether the result still needs its agreement (no:
+ * begin failed, and every process knows it). */
+DARRAY_HIDDEN int darray__xcall_end_local(xcall_t *c, int rc, bool *agree);
+/* after the agreement on rc: a dataset's member (collective for a
+ * verified read, darray__format_after_collective) */
+DARRAY_HIDDEN int darray__xcall_after(xcall_t *c, int rc);
+/* end_local, the agreement on the file's communicator, after */
+DARRAY_HIDDEN int darray__xcall_end(xcall_t *c, int rc);
+DARRAY_HIDDEN void darray__xcall_fold(xcall_t *c, int rc);
+/* The entry point's name, for messages. */
+DARRAY_HIDDEN const char *darray__xcall_name(const xcall_t *c);
+
+#endif /* DARRAYIO_XFER_H */
