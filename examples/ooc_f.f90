@@ -86,10 +86,10 @@ program ooc_f
   call MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE_PRECISION, MPI_MAX, &
     MPI_COMM_WORLD, ierr)
   peak = int(t(3), int64)
-  call darray_file_close(f(0), ierr)
-  call check(ierr, 'close', f(0))
+  call darray_file_close(f(0), ierr) ! on failure the message is the
+  call check(ierr, 'close')           ! thread's: the handle is gone
   call darray_file_close(f(1), ierr)
-  call check(ierr, 'close', f(1))
+  call check(ierr, 'close')
   call darray_free(a, ierr)
   call check(ierr, 'free')
   deallocate (uin, uout) ! main-program arrays live until the end otherwise
@@ -189,8 +189,9 @@ contains
       end select
     end if
     v = 0
+    ios = 1
     if (last > 0) read (s(1:last), *, iostat=ios) v
-    if (last == 0 .or. ios /= 0) v = 0
+    if (ios /= 0) v = 0
     v = v * scale
   end function parse_size
 
