@@ -27,6 +27,12 @@
  *                 is capped to the same size by the darray_temp_limit hint
  *   --dir D       directory for the two files (default .)
  *   --verify      compare with an in-core run on rank 0 (small N only)
+ *   --keep        keep the two files (the final grid is ooc_heat.K%2.dat
+ *                 for K iterations; the other holds the step before)
+ *   -h, --help    print the usage and exit 0
+ *
+ * examples/ooc_f.f90 is the same program in Fortran: for the same options
+ * its files are byte-identical to these (test/ooc_f_small.sh).
  *
  * Prints from rank 0: the sizes and the out-of-core ratio (local rows'
  * bytes / budget), then "io X s, compute Y s", the library's largest
@@ -42,7 +48,7 @@
 
 typedef struct opts {
   int64_t n, budget;
-  int iters, verify;
+  int iters, verify, keep, help;
   const char *dir;
 } opts_t;
 
@@ -57,7 +63,7 @@ static int64_t parse_size(const char *s) {
 }
 
 static int parse(int argc, char **argv, opts_t *o) {
-  *o = (opts_t){512, 256 << 10, 4, 0, "."};
+  *o = (opts_t){512, 256 << 10, 4, 0, 0, 0, "."};
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(argv[i], "-n"))
@@ -70,10 +76,33 @@ static int parse(int argc, char **argv, opts_t *o) {
       o->dir = v, i++;
     else if (!strcmp(argv[i], "--verify"))
       o->verify = 1;
+    else if (!strcmp(argv[i], "--keep"))
+      o->keep = 1;
+    else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+      o->help = 1;
     else
       return -1;
   }
   return o->n >= 3 && o->iters >= 0 && o->budget > 0 ? 0 : -1;
+}
+
+/* The usage line; with the option list for -h/--help (on stdout). */
+static void usage(const char *prog, int help) {
+  FILE *out = help ? stdout : stderr;
+  fprintf(out, "usage: %s [-n N] [--iters K] [--budget B] [--dir D] "
+               "[--verify] [--keep] [-h|--help]\n", prog);
+  if (help)
+    fprintf(out,
+            "  -n N        grid size N x N (default 512, at least 3)\n"
+            "  --iters K   Jacobi iterations (default 4)\n"
+            "  --budget B  in-core bytes per process (default 256k; "
+            "suffixes k, m)\n"
+            "  --dir D     directory of the files ooc_heat.0.dat and "
+            "ooc_heat.1.dat (default .)\n"
+            "  --verify    compare the final file with an in-core run on "
+            "rank 0\n"
+            "  --keep      keep the two files\n"
+            "  -h, --help  this text\n");
 }
 
 /* Initial value of point (i, j): hot left edge, a bump inside. */
@@ -246,12 +275,12 @@ int main(int argc, char **argv) {
   opts_t o;
   char paths[2][512];
   ctx_t c = {.o = &o};
-  if (parse(argc, argv, &o) != 0) {
+  int usage_err = parse(argc, argv, &o) != 0;
+  if (usage_err || o.help) {
     if (rank == 0)
-      fprintf(stderr, "usage: %s [-n N] [--iters K] [--budget B] [--dir D] "
-                      "[--verify]\n", argv[0]);
+      usage(argv[0], !usage_err);
     MPI_Finalize();
-    return 2;
+    return usage_err ? 2 : 0;
   }
   rc = setup(&c, rank, nprocs, paths);
   if (rc == 0)
@@ -291,7 +320,7 @@ int main(int argc, char **argv) {
     }
   }
   MPI_Bcast(&result, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rank == 0) {
+  if (rank == 0 && !o.keep) {
     remove(paths[0]);
     remove(paths[1]);
   }
