@@ -123,6 +123,14 @@ static int state_of(async_file_t *q, async_req_t *r) {
   return s;
 }
 
+/* A request's state changes under the file's mutex: the thread reads
+ * every request's while it looks for work. */
+static void set_state(async_file_t *q, async_req_t *r, int state) {
+  pthread_mutex_lock(&q->mu);
+  r->state = state;
+  pthread_mutex_unlock(&q->mu);
+}
+
 static void wait_state(async_file_t *q, async_req_t *r) {
   pthread_mutex_lock(&q->mu);
   while (r->state == R_QUEUED)
@@ -257,7 +265,7 @@ static void advance(async_file_t *q, async_req_t *last, bool block);
 static void after_hazards(async_file_t *q, async_req_t *r) {
   async_req_t *last = NULL;
   for (async_req_t *p = q->head; p != r; p = p->next)
-    if (p->state != R_DONE && (p->c.x.write || r->c.x.write) &&
+    if (state_of(q, p) != R_DONE && (p->c.x.write || r->c.x.write) &&
         p->lo < r->hi && r->lo < p->hi)
       last = p;
   if (last != NULL)
@@ -272,7 +280,7 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
     if (!hand_over(q, r)) {
       darray__async_idle(f); /* no thread: run it now, in order */
       r->rc = execute(q->mode, c);
-      r->state = R_DONE;
+      set_state(q, r, R_DONE);
     }
     return;
   }
@@ -291,11 +299,11 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
       !darray__format_after_collective(f, c->member, c->x.write,
                                        !c->section)) {
     r->rc = rc;
-    r->state = R_RAN; /* its final agreement comes with its completion */
+    set_state(q, r, R_RAN); /* its final agreement comes at completion */
     return;
   }
   r->rc = darray__xcall_end(c, rc);
-  r->state = R_DONE;
+  set_state(q, r, R_DONE);
 }
 
 int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
@@ -359,24 +367,25 @@ static void agree_step(async_file_t *q, async_req_t *r, bool block) {
       return;
     wait_state(q, r);
   }
-  if (r->state == R_RAN) {
+  int st = state_of(q, r); /* the thread is done with r */
+  if (st == R_RAN) {
     bool agree;
     int rc = darray__xcall_end_local(c, r->rc, &agree);
     if (!agree) {
       r->rc = darray__xcall_after(c, rc);
-      r->state = R_DONE;
+      set_state(q, r, R_DONE);
       return;
     }
     darray__nbagree_post(&r->ag, q->end_comm, rc);
-    r->state = R_AGREEING;
+    set_state(q, r, st = R_AGREEING);
   }
-  if (r->state == R_AGREEING) {
+  if (st == R_AGREEING) {
     bool done = false;
     int rc = darray__nbagree_progress(&r->ag, q->end_comm, block, &done,
                                       c->x.msg);
     if (done) {
       r->rc = darray__xcall_after(c, rc);
-      r->state = R_DONE;
+      set_state(q, r, R_DONE);
     }
   }
 }
@@ -388,7 +397,7 @@ static void advance(async_file_t *q, async_req_t *last, bool block) {
     if (q->mode == DARRAY_ASYNC_FILES) {
       agree_step(q, r, block);
       /* a later request's agreement may not be posted before this one's */
-      if (r->state < R_AGREEING)
+      if (state_of(q, r) < R_AGREEING)
         return;
     } else if (block) {
       wait_state(q, r);

@@ -1,0 +1,21 @@
+#!/bin/sh
+# async_levels.sh - test_async with MPI initialized at MPI_THREAD_SERIALIZED
+# and at MPI_THREAD_SINGLE: nonblocking requests then run as the level
+# allows (darray_async lowered to it: files, none), with the same bytes, the
+# same errors, and darray_explain saying which. test_async itself runs at
+# MPI_THREAD_MULTIPLE in the ordinary suite. Runs at 1 and 2 processes
+# unless DARRAY_TEST_NP says otherwise.
+
+top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
+wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
+case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+
+DARRAY_TEST_NP=${DARRAY_TEST_NP:-"1 2"}
+export DARRAY_TEST_NP
+status=0
+for level in serialized single; do
+  echo "== async_levels: MPI_THREAD_$level"
+  DARRAY_TEST_THREAD=$level /bin/sh "$wrapper" "$top/test/test_async" ||
+    status=1
+done
+exit $status
