@@ -1155,6 +1155,25 @@ DARRAY_API int darray_bwrite_section(darray_file_t f, darray_t a,
                                      darray_request_t *req);
 
 /**
+ * Post a flush of the file to stable storage (collective, nonblocking):
+ * darray_file_sync() as a request. It takes effect after the requests this
+ * process posted before it on \p f, so when it has completed on every
+ * process, everything they wrote is on stable storage. It runs in the
+ * background as the mode allows (the posix back end's fsync in the file's
+ * thread below MPI_THREAD_MULTIPLE too; MPI_File_sync of the mpiio back
+ * end when posted there).
+ *
+ * \param f the file
+ * \param[out] req the request
+ * \retval DARRAY_SUCCESS the request is posted (its result comes with its
+ *         completion: DARRAY_EIO when fsync failed on any process)
+ * \retval DARRAY_ENULL \p req is NULL
+ * \retval DARRAY_ENOMEM no memory for the request
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_file_isync(darray_file_t f, darray_request_t *req);
+
+/**
  * Complete a request: wait until it has finished, and return its result,
  * the same on every process (its message in darray_file_errmsg()). Sets
  * \p *req to #DARRAY_REQUEST_NULL; waiting on #DARRAY_REQUEST_NULL returns

@@ -27,6 +27,7 @@ typedef struct async_req {
   section_t *sec;     /* the request's copy of the array's cells */
   void *copy;         /* a buffered write's data */
   int64_t copy_bytes;
+  bool sync;          /* darray_file_isync: no call, the file's sync */
   int64_t lo, hi;     /* the file bytes the call may touch */
   int state;          /* R_*: under the file's mutex while queued */
   int rc;
@@ -56,9 +57,30 @@ static async_req_t *first_queued(async_file_t *q) {
   return NULL;
 }
 
+/* A sync request's work: the back end's sync of the file (fsync for
+ * posix: no MPI; MPI_File_sync, collective, for mpiio). */
+static int sync_file(xcall_t *c) {
+  darray_file_t f = c->x.f;
+  darray__file_clear_cause(f);
+  int rc = f->io.ops->sync(&f->io);
+  if (rc != DARRAY_SUCCESS) {
+    const char *cause = darray__file_cause(f);
+    darray__err(c->x.msg, rc, "darray_file_isync (backend %s): %s%s%s",
+                f->io.ops->name, darray_strerror(rc), cause[0] ? ": " : "",
+                cause);
+  }
+  return rc;
+}
+
 /* thread: the whole call (its collectives on the file's communicator);
  * files: its transfer, which calls no MPI */
-static int execute(int mode, xcall_t *c) {
+static int execute(int mode, xcall_t *c, bool sync) {
+  if (sync) {
+    int rc = sync_file(c);
+    return mode == DARRAY_ASYNC_FILES ? rc
+                                      : darray__agree(c->x.f->comm, rc,
+                                                      c->x.msg);
+  }
   if (mode == DARRAY_ASYNC_FILES)
     return darray__xcall_run(c);
   int rc = darray__xcall_begin(c);
@@ -79,7 +101,7 @@ static void *io_thread(void *arg) {
       continue;
     }
     pthread_mutex_unlock(&q->mu);
-    int rc = execute(q->mode, &r->c);
+    int rc = execute(q->mode, &r->c, r->sync);
     pthread_mutex_lock(&q->mu);
     r->rc = rc;
     r->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
@@ -279,9 +301,23 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
   if (q->mode == DARRAY_ASYNC_THREAD) {
     if (!hand_over(q, r)) {
       darray__async_idle(f); /* no thread: run it now, in order */
-      r->rc = execute(q->mode, c);
+      r->rc = execute(q->mode, c, r->sync);
       set_state(q, r, R_DONE);
     }
+    return;
+  }
+  if (r->sync) { /* files: fsync in the thread; else now, in order */
+    if (q->mode == DARRAY_ASYNC_FILES &&
+        f->hints.backend == DARRAY_BACKEND_POSIX && hand_over(q, r))
+      return;
+    darray__async_idle(f);
+    r->rc = sync_file(c);
+    if (q->mode == DARRAY_ASYNC_FILES) {
+      set_state(q, r, R_RAN);
+      return;
+    }
+    r->rc = darray__agree(f->comm, r->rc, c->x.msg);
+    set_state(q, r, R_DONE);
     return;
   }
   c->x.background = q->mode == DARRAY_ASYNC_FILES;
@@ -304,6 +340,21 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
   }
   r->rc = darray__xcall_end(c, rc);
   set_state(q, r, R_DONE);
+}
+
+/* Give r its identifier, append it to the file's requests, start it. */
+static void enqueue(darray_file_t f, async_file_t *q, async_req_t *r) {
+  if (q->seq == UINT32_MAX)
+    q->seq = 0;
+  r->id = (darray_request_t)(((f->id & 0x7fffffffu) << 32) | ++q->seq);
+  pthread_mutex_lock(&q->mu); /* the thread walks the list */
+  if (q->tail != NULL)
+    q->tail->next = r;
+  else
+    q->head = r;
+  q->tail = r;
+  pthread_mutex_unlock(&q->mu);
+  start(f, q, r);
 }
 
 int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
@@ -333,17 +384,31 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   r->lo = d->disp;
   if (!darray__add_ok(d->disp, bytes, &r->hi)) /* refused when it begins */
     r->hi = INT64_MAX;
-  r->id = (darray_request_t)(((f->id & 0x7fffffffu) << 32) | ++q->seq);
-  if (q->seq == UINT32_MAX)
-    q->seq = 0;
-  pthread_mutex_lock(&q->mu); /* the thread walks the list */
-  if (q->tail != NULL)
-    q->tail->next = r;
-  else
-    q->head = r;
-  q->tail = r;
-  pthread_mutex_unlock(&q->mu);
-  start(f, q, r);
+  enqueue(f, q, r);
+  *req = r->id;
+  return DARRAY_SUCCESS;
+}
+
+int darray_file_isync(darray_file_t f, darray_request_t *req) {
+  int rc = darray__file_check_mpi(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc; /* no usable handle or no MPI: cannot agree (documented) */
+  if (req == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
+  if (f->async == NULL && (rc = async_setup(f, f->errmsg)) != DARRAY_SUCCESS)
+    return rc;
+  async_req_t *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return darray__err(f->errmsg, DARRAY_ENOMEM, "out of memory");
+  async_file_t *q = f->async;
+  r->sync = true;
+  r->c.x.f = f;
+  r->c.member = -1;
+  darray__io_call_init(&r->c.x.io, &f->io, &r->c.x.stats);
+  /* no extent: each process's sync follows its own writes in its queue,
+   * so the file is synced once every process's sync has completed */
+  r->lo = r->hi = 0;
+  enqueue(f, q, r);
   *req = r->id;
   return DARRAY_SUCCESS;
 }
@@ -369,8 +434,8 @@ static void agree_step(async_file_t *q, async_req_t *r, bool block) {
   }
   int st = state_of(q, r); /* the thread is done with r */
   if (st == R_RAN) {
-    bool agree;
-    int rc = darray__xcall_end_local(c, r->rc, &agree);
+    bool agree = true;
+    int rc = r->sync ? r->rc : darray__xcall_end_local(c, r->rc, &agree);
     if (!agree) {
       r->rc = darray__xcall_after(c, rc);
       set_state(q, r, R_DONE);
@@ -384,7 +449,7 @@ static void agree_step(async_file_t *q, async_req_t *r, bool block) {
     int rc = darray__nbagree_progress(&r->ag, q->end_comm, block, &done,
                                       c->x.msg);
     if (done) {
-      r->rc = darray__xcall_after(c, rc);
+      r->rc = r->sync ? rc : darray__xcall_after(c, rc);
       set_state(q, r, R_DONE);
     }
   }
@@ -425,9 +490,21 @@ static void release(async_file_t *q, async_req_t *r) {
 }
 
 /* A request's result into the file (counters, message) and its end. */
+/* A request's result into the file: a call's counters and message, a
+ * sync's message. */
+static void fold(async_req_t *r) {
+  if (!r->sync) {
+    darray__xcall_fold(&r->c, r->rc);
+    return;
+  }
+  darray_file_t f = r->c.x.f;
+  snprintf(f->errmsg, sizeof f->errmsg, "%s",
+           r->rc != DARRAY_SUCCESS ? r->c.x.msg : "");
+}
+
 static int collect(async_file_t *q, async_req_t *r) {
   int rc = r->rc;
-  darray__xcall_fold(&r->c, rc);
+  fold(r);
   release(q, r);
   return rc;
 }
@@ -531,7 +608,7 @@ int darray__async_finish(darray_file_t f, bool collect_all, char *msg) {
                DARRAY_ERRMSG_LEN - 40, r->c.x.msg);
     }
     if (collect_all) {
-      darray__xcall_fold(&r->c, r->rc);
+      fold(r);
       release(q, r);
     }
   }

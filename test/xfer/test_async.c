@@ -345,6 +345,29 @@ static void errors(const char *dir, const char *mode) {
   TU_OK(darray_file_sync(f));
   check_file(path, first, "a write posted before sync");
   TU_OK(darray_wait(f, &r));
+  /* a sync request after a write: both complete, the bytes are there */
+  a = make_array(disp_of(0));
+  darray_request_t two[2];
+  TU_OK(darray_iwrite(f, a, buf, &two[0]));
+  TU_OK(darray_file_isync(f, &two[1]));
+  int codes2[2] = {-1, -1};
+  TU_OK(darray_wait_all(f, 2, two, codes2));
+  TU_EQ_CODE(codes2[0], DARRAY_SUCCESS);
+  TU_EQ_CODE(codes2[1], DARRAY_SUCCESS);
+  check_file(path, first, "a write and a sync request");
+  darray_free(&a);
+  /* a failing fsync on the last rank: every rank's wait says so */
+  if (tu_fault_injection()) {
+    char fault[64];
+    snprintf(fault, sizeof fault, "op=sync,error=EIO,rank=%d", last);
+    setenv("DARRAYIO_FAULT", fault, 1);
+    darray_file_t h = open_file(path, "", mode);
+    unsetenv("DARRAYIO_FAULT");
+    TU_OK(darray_file_isync(h, &r));
+    TU_EQ_CODE(darray_wait(h, &r), DARRAY_EIO);
+    TU_CONTAINS(darray_file_errmsg(h), "darray_file_isync");
+    darray_file_close(&h);
+  }
   /* close completes pending requests */
   a = make_array(disp_of(0));
   TU_OK(darray_iwrite(f, a, buf, &r));
