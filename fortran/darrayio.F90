@@ -45,6 +45,14 @@ module darrayio
   integer, parameter, public :: DARRAY_DEFAULT_ARG = -1
   integer, parameter, public :: DARRAY_ADVISE_MAX_NPROCS = 16777216
 
+  ! The version of this module, as the DARRAYIO_VERSION_* macros of
+  ! darrayio.h give the header's (configure read them from that header and
+  ! passes them as DARRAY_F_VERSION_*). darray_get_version answers with the
+  ! library's: a program compares the two to check that they agree.
+  integer, parameter, public :: DARRAYIO_VERSION_MAJOR = DARRAY_F_VERSION_MAJOR
+  integer, parameter, public :: DARRAYIO_VERSION_MINOR = DARRAY_F_VERSION_MINOR
+  integer, parameter, public :: DARRAYIO_VERSION_PATCH = DARRAY_F_VERSION_PATCH
+
   integer, parameter, public :: DARRAY_SUCCESS = 0, DARRAY_EINVAL = -1, &
     DARRAY_ENULL = -2, DARRAY_ENDIMS = -3, DARRAY_ESIZE = -4, &
     DARRAY_ETYPE = -5, DARRAY_EDIST = -6, DARRAY_EGRID = -7, &
@@ -184,6 +192,7 @@ module darrayio
   end type c_advice_t
 
   ! ---- public procedures --------------------------------------------------
+  public :: darray_get_version, darray_version_string
   public :: darray_strerror, darray_err_name, darray_errmsg, &
     darray_file_errmsg
   public :: darray_create, darray_free, darray_set_elem_size, &
@@ -244,6 +253,16 @@ module darrayio
       type(c_ptr), value :: s
       integer(c_size_t) :: c_strlen
     end function c_strlen
+    function c_get_version(major, minor, patch) &
+        bind(c, name="darray_get_version")
+      import :: c_int
+      integer(c_int), intent(out) :: major, minor, patch
+      integer(c_int) :: c_get_version
+    end function c_get_version
+    function c_version_string() bind(c, name="darray_version_string")
+      import :: c_ptr
+      type(c_ptr) :: c_version_string
+    end function c_version_string
     function c_strerror(code) bind(c, name="darray_strerror")
       import :: c_int, c_ptr
       integer(c_int), value :: code
@@ -714,6 +733,29 @@ contains
     end do
     write (unit, '(a)') line
   end subroutine put_line
+
+  ! ---- version --------------------------------------------------------------
+
+  !> Version of the library the program runs with; compare with the
+  !> DARRAYIO_VERSION_* constants (the module's) to check that the module
+  !> and the library agree. Needs no MPI: callable before MPI_Init and
+  !> after MPI_Finalize.
+  subroutine darray_get_version(major, minor, patch, ierr)
+    integer, intent(out) :: major, minor, patch
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: cmajor, cminor, cpatch, rc
+    rc = c_get_version(cmajor, cminor, cpatch)
+    major = int(cmajor)
+    minor = int(cminor)
+    patch = int(cpatch)
+    call done(rc, ierr, 'darray_get_version')
+  end subroutine darray_get_version
+
+  !> Version of the library as 'MAJOR.MINOR.PATCH'. Needs no MPI.
+  function darray_version_string() result(s)
+    character(len=:), allocatable :: s
+    s = c_str(c_version_string())
+  end function darray_version_string
 
   ! ---- errors ---------------------------------------------------------------
 

@@ -81,6 +81,49 @@ extern "C" {
 /** Patch version number of this header. */
 #define DARRAYIO_VERSION_PATCH 0
 
+/** \cond DARRAY_INTERNAL */
+#define DARRAY__STR2(x) #x
+#define DARRAY__STR(x) DARRAY__STR2(x)
+/** \endcond */
+
+/** Version of this header as a string, "MAJOR.MINOR.PATCH" (made from the
+ * three numbers above, so it cannot disagree with them). */
+#define DARRAYIO_VERSION_STRING                                                \
+  DARRAY__STR(DARRAYIO_VERSION_MAJOR)                                          \
+  "." DARRAY__STR(DARRAYIO_VERSION_MINOR) "." DARRAY__STR(DARRAYIO_VERSION_PATCH)
+
+/**
+ * Version of the library a program runs with (local; needs no MPI: it may
+ * be called before MPI_Init and after MPI_Finalize).
+ *
+ * The DARRAYIO_VERSION_* macros are the version of the header a program
+ * was compiled with; this call answers with the version of the library it
+ * was linked or loaded with. Compare the two to check that they agree:
+ *
+ * \code
+ * int major, minor, patch;
+ * darray_get_version(&major, &minor, &patch);
+ * if (major != DARRAYIO_VERSION_MAJOR || minor != DARRAYIO_VERSION_MINOR ||
+ *     patch != DARRAYIO_VERSION_PATCH)
+ *   fprintf(stderr, "darrayio.h is %s but the library is %s\n",
+ *           DARRAYIO_VERSION_STRING, darray_version_string());
+ * \endcode
+ *
+ * \param[out] major the library's major version number (NULL: not wanted)
+ * \param[out] minor its minor version number (NULL: not wanted)
+ * \param[out] patch its patch version number (NULL: not wanted)
+ * \retval DARRAY_SUCCESS always
+ */
+DARRAY_API int darray_get_version(int *major, int *minor, int *patch);
+
+/**
+ * Version of the library a program runs with, as "MAJOR.MINOR.PATCH"
+ * (local; needs no MPI). Compare with #DARRAYIO_VERSION_STRING, the
+ * header's, as darray_get_version() explains.
+ * \return a static string, such as "0.1.0"
+ */
+DARRAY_API const char *darray_version_string(void);
+
 /** Largest number of dimensions of an array. */
 #define DARRAY_MAX_DIMS 8
 

@@ -2,7 +2,7 @@
 # advise_cli.sh - the command-line storage advisor (tools/darray-advise):
 # its recommendation for row and column readers, --quiet, --order, and its
 # exit status on usage errors (2) and on descriptions the advisor rejects
-# (1, with the library's message). One process.
+# (1, with the library's message); --help and --version (0). One process.
 
 top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
 wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
@@ -55,4 +55,9 @@ run 1 "DARRAY_EGRID: consumers[0] (x): psizes" --shape 8x8 \
 run 1 "DARRAY_EDIST: consumers[1] (mp): dist: MULTIPARTITION needs" \
   --shape 8x8x8 --consumer 'ok,np=2,dist=block:*:*' \
   --consumer 'mp,np=3,dist=mp:mp:mp'
+# --help and --version answer with status 0 (the version is the one
+# configure read from the header, tools/version.sh).
+run 0 "usage: darray-advise" --help
+run 0 "darray-advise (darrayio) $(sh "${srcdir:-.}/tools/version.sh")" \
+  --version
 [ $fails -eq 0 ]

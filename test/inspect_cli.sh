@@ -5,7 +5,8 @@
 # and the CRC-32 Python's zipfile reads from the archive), --verify at 1
 # and 2 processes, then one flipped data byte that --verify must report
 # (exit 1, the member named) while the listing still works; --explain's
-# byte map; raw files described on the command line; usage errors (2).
+# byte map; raw files described on the command line; usage errors (2);
+# --help and --version (0).
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
@@ -13,6 +14,7 @@ top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
 wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
 case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}
+version=$(sh "${srcdir:-.}/tools/version.sh")
 mkdir -p "$tmp" && cd "$tmp" || exit 99
 out="$tmp/inspect_cli.$$.out"
 base=inspect_cli.$$
@@ -90,6 +92,7 @@ run 1 0 "not described (before the array)" --explain --raw --type int32 \
 
 # Usage and refusals.
 run 1 0 "usage: darray-inspect" --help
+run 1 0 "darray-inspect (darrayio) $version" --version
 run 1 2 "--raw needs --type" --raw --shape 8 "$base.dat"
 run 1 2 "--shape '8x0'" --raw --type int32 --shape 8x0 "$base.dat"
 run 1 2 "go with --raw" --type int32 "$base.npz"

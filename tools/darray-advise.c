@@ -49,6 +49,7 @@ static void usage(FILE *out) {
       "                     dimensions slowest first, e.g. 1,0\n"
       "  --quiet            print only the recommended order, slowest first\n"
       "  --help             this text\n"
+      "  --version          the version of darrayio this tool runs with\n"
       "\n"
       "example:\n"
       "  %s --shape 1024x1024 --esize 4 \\\n"
@@ -231,6 +232,10 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
+      MPI_Finalize();
+      return 0;
+    } else if (!strcmp(a, "--version")) {
+      printf("%s (darrayio) %s\n", prog, darray_version_string());
       MPI_Finalize();
       return 0;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {

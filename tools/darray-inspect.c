@@ -51,6 +51,7 @@ static void usage(FILE *out) {
       "  --order C|F      storage order (default C)\n"
       "  --offset BYTES   where the array starts (default 0)\n"
       "  --help           this text\n"
+      "  --version        the version of darrayio this tool runs with\n"
       "\n"
       "exit status: 0 ok, 1 refused file or failed check, 2 usage error\n",
       prog, prog, DARRAY_MAX_DIMS);
@@ -282,6 +283,10 @@ static int parse(int argc, char **argv, opts_t *o) {
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       if (o->rank == 0)
         usage(stdout);
+      return -1;
+    } else if (!strcmp(a, "--version")) {
+      if (o->rank == 0)
+        printf("%s (darrayio) %s\n", prog, darray_version_string());
       return -1;
     } else if (!strcmp(a, "--verify")) {
       o->verify = 1;

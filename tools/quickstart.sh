@@ -22,6 +22,13 @@
 #                                 mpifort.openmpi) in _build-openmpi
 #                                 (OMPI_BUILD_DIR overrides it) and run
 #                                 `make check` there under mpiexec.openmpi
+#   tools/quickstart.sh installcheck  a build in _build-install
+#                                 (INSTALL_BUILD_DIR overrides it) with
+#                                 --prefix=_build-install/prefix, `make
+#                                 install` there, then `make installcheck`:
+#                                 the installed tools, man pages, and a
+#                                 CMake and a pkg-config project built and
+#                                 run against the prefix (test/install)
 #
 # All install missing Debian packages first (apt-get, through sudo when not
 # root), then run autoreconf -fi and configure in the out-of-tree build
@@ -35,14 +42,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$here/_build}
 jobs=${JOBS:-2}
 packages=(mpich libmpich-dev zlib1g-dev autoconf automake libtool doxygen
-          pkg-config make gcc gfortran python3-numpy unzip)
+          pkg-config make gcc gfortran python3-numpy unzip cmake)
 
 say() { printf '==> %s\n' "$*"; }
 die() { printf 'quickstart: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat <<'EOF'
-usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi|dist [configure options...]
+usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi|dist|installcheck [configure options...]
   demo      install what is missing, build, run examples/dist3d on 2 processes
   test      install what is missing, build with --enable-werror, run make check
   long      make check-long (4 GiB arrays) in the build of `test`
@@ -54,6 +61,9 @@ usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi|dist [c
   dist      make distcheck in the build of `test` (the tarball builds and
             passes make check on its own), and check that the tarball
             holds every file the README and the header cite
+  installcheck  build with --prefix=_build-install/prefix, make install,
+            then make installcheck: the installed tools and man pages, and
+            a CMake and a pkg-config project built and run against it
 EOF
 }
 
@@ -276,6 +286,30 @@ cmd_dist() {
   [ "$fail" -eq 0 ]
 }
 
+# An installation as a user makes one: its own build, configured with a
+# prefix inside it (the pkg-config and CMake files name the prefix), then
+# `make installcheck` (test/install/check.sh), which ends with the line
+# "N passed, N failed[, N skipped]"; a missing cmake is a failure here.
+cmd_installcheck() {
+  build=${INSTALL_BUILD_DIR:-$here/_build-install}
+  local prefix=$build/prefix
+  if ! (ensure_packages && build_tree --enable-werror --prefix="$prefix" "$@"); then
+    echo "set-up or build failed; nothing was installed"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  rm -rf "$prefix"
+  say "make install (prefix $prefix)"
+  if ! make -C "$build" install >"$build/install.log" 2>&1; then
+    cat "$build/install.log"
+    echo "make install failed"
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  say "make installcheck"
+  DARRAY_REQUIRE_CMAKE=1 make -C "$build" installcheck
+}
+
 cmd_test() {
   # A failed set-up or build counts as one failure, so the last line and the
   # exit status still say that the tests did not pass. Doxygen is one of
@@ -335,6 +369,7 @@ case ${1:-} in
   fuzz) shift; cmd_fuzz "$@" ;;
   openmpi) shift; cmd_openmpi "$@" ;;
   dist) shift; cmd_dist "$@" ;;
+  installcheck) shift; cmd_installcheck "$@" ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;
 esac

@@ -21,10 +21,12 @@ program test_fortran_api
   integer :: rank, nprocs, bad
   character(len=256) :: path, path2
 
+  rank = -1
+  bad = 0
+  call test_version('before MPI_Init')
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs)
-  bad = 0
   path = 'test_fortran_api.dat'
   path2 = 'test_fortran_api2.dat'
 
@@ -46,6 +48,7 @@ program test_fortran_api
     end if
   end if
   call MPI_Finalize()
+  call test_version('after MPI_Finalize')
   if (bad /= 0) error stop 1
 
 contains
@@ -70,6 +73,35 @@ contains
     integer(int64), intent(in) :: i, j, k
     value = real(i + 100 * j + 10000 * k, real64)
   end function value
+
+  ! The library's version (the header it was compiled with) is the module's
+  ! (configure's numbers, read from the header when autoconf ran), as
+  ! numbers and as text; outside MPI's lifetime too, since the calls need
+  ! no MPI.
+  subroutine test_version(when)
+    character(*), intent(in) :: when
+    integer :: major, minor, patch, ierr
+    character(len=40) :: want
+    major = -1
+    minor = -1
+    patch = -1
+    call darray_get_version(major, minor, patch, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_get_version ' // when)
+    call expect(major == DARRAYIO_VERSION_MAJOR .and. &
+      minor == DARRAYIO_VERSION_MINOR .and. &
+      patch == DARRAYIO_VERSION_PATCH, &
+      'darray_get_version ' // when // ' differs from the module''s ' // &
+      'DARRAYIO_VERSION_* (library and module disagree)')
+    write (want, '(i0,a,i0,a,i0)') DARRAYIO_VERSION_MAJOR, '.', &
+      DARRAYIO_VERSION_MINOR, '.', DARRAYIO_VERSION_PATCH
+    call expect(darray_version_string() == trim(want), &
+      'darray_version_string ' // when // ' is "' // &
+      darray_version_string() // '", the module is ' // trim(want))
+    ! Without ierr: the call succeeds, so it must return, not stop.
+    call darray_get_version(major, minor, patch)
+    call expect(major == DARRAYIO_VERSION_MAJOR, &
+      'darray_get_version without ierr ' // when)
+  end subroutine test_version
 
   ! Every error constant has the value the C library names after it.
   subroutine test_error_names()

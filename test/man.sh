@@ -1,0 +1,65 @@
+#!/bin/sh
+# man.sh - the hand-written manual pages (doc/man) keep up with the code:
+#  - darrayio.3 names every function include/darrayio.h marks DARRAY_API;
+#  - each tool's page, darray-TOOL.1, names every option its usage text
+#    (the usage() of tools/darray-TOOL.c) lists, and no other;
+#  - groff, when installed, formats each page without a warning.
+# A text check: it runs in every build.
+
+src=${srcdir:-.}
+[ -f "$src/include/darrayio.h" ] || src=$(dirname "$0")/..
+man=$src/doc/man
+tmp=${DARRAY_TEST_TMPDIR:-/tmp}/man.$$
+mkdir -p "$tmp" || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+fail=0
+sed -n 's/^DARRAY_API [^(]*[ *]\(darray_[a-z_0-9]*\)(.*/\1/p' \
+  "$src/include/darrayio.h" | sort -u >"$tmp/declared"
+n=$(wc -l <"$tmp/declared")
+if [ "$n" -lt 40 ]; then
+  echo "FAIL: only $n DARRAY_API functions found in darrayio.h"
+  fail=1
+fi
+# A function is named when it appears as a word: roff writes darray_x(...)
+# in the synopsis and ".BR darray_x ()" in the text.
+grep -o 'darray_[a-z_0-9]*' "$man/darrayio.3" | sort -u >"$tmp/named"
+missing=$(comm -23 "$tmp/declared" "$tmp/named")
+if [ -n "$missing" ]; then
+  echo "FAIL: public in darrayio.h but not in doc/man/darrayio.3:"
+  echo "$missing"
+  fail=1
+fi
+
+# Options: "--name" in the C source's usage(), "\-\-name" in roff.
+for tool in darray-advise darray-inspect; do
+  c=$src/tools/$tool.c page=$man/$tool.1
+  sed -n '/^static void usage/,/^}/p' "$c" | grep -o -- '--[a-z][a-z-]*' |
+    sort -u >"$tmp/$tool.usage"
+  grep -o -- '\\-\\-[a-z][a-z-]*' "$page" | sed 's/\\-/-/g' |
+    sort -u >"$tmp/$tool.page"
+  if [ "$(wc -l <"$tmp/$tool.usage")" -lt 4 ]; then
+    echo "FAIL: no usage text found in $c"
+    fail=1
+  fi
+  if ! cmp -s "$tmp/$tool.usage" "$tmp/$tool.page"; then
+    echo "FAIL: the options of $tool's usage text and of its page differ" \
+      "(<: usage only, >: page only):"
+    diff "$tmp/$tool.usage" "$tmp/$tool.page" | grep '^[<>]'
+    fail=1
+  fi
+done
+
+if command -v groff >/dev/null 2>&1; then
+  for page in "$man"/*.[0-9]; do
+    warnings=$(groff -man -ww -z "$page" 2>&1)
+    if [ -n "$warnings" ]; then
+      echo "FAIL: groff warns about $page:"
+      echo "$warnings"
+      fail=1
+    fi
+  done
+fi
+
+[ "$fail" -eq 0 ] && echo "PASS: $n functions in darrayio(3), the tools' options in their pages"
+exit $fail
