@@ -46,6 +46,9 @@ typedef struct options {
   int same_file; /* --same-file: reads see files written one way */
   int rotate;    /* --rotate: run k of every method before run k + 1 */
   int64_t slab; /* slabs: planes per call (0: the default) */
+  double compute; /* --compute S: a compute phase of S seconds per dump */
+  int fsync;      /* --fsync: each dump synced inside the timed region */
+  int thread;     /* --thread: the MPI thread level asked for */
   const char *dir, *methods, *hints, *plot;
 } options_t;
 
@@ -115,6 +118,9 @@ typedef struct mstate {
   int fd;             /* POSIX methods */
   MPI_File fh;        /* MPI-IO methods */
   darray_file_t df;   /* darrayio methods */
+  darray_request_t req[2]; /* darrayio-async: the posted step (and sync) */
+  int nreq;
+  MPI_Request mreq;   /* mpiio-l3-async */
   int64_t calls;      /* I/O calls made in the current phase (this rank) */
   char why[256];      /* why the method is unavailable or failed */
   int explain;        /* --explain: this phase of darrayio-auto is shown */
@@ -128,6 +134,10 @@ typedef struct bench {
   int rank, nprocs, cold;
   int explained[2]; /* --explain: shown for writes [1] and reads [0] */
   void *pbuf; /* the pattern buffer, shared by the pattern-layout methods */
+  int thread_level; /* provided by MPI_Init_thread */
+  double *work;      /* --compute: the rank's own array the loop sweeps */
+  int64_t work_n;
+  int64_t sweeps;    /* --compute: sweeps per compute phase (calibrated) */
 } bench_t;
 
 /* A method. Stretch methods move a file-order stretch of each step instead
@@ -144,6 +154,14 @@ typedef struct method {
   const char *hints; /* variants "darrayio-X@k=v;...": their own hints,
                         after --hints */
   int dataset; /* 1: the file is a .npz dataset, the array member "u" */
+  /* nonblocking methods: post a step (with its sync under --fsync), and
+   * complete what was posted; the compute phase runs between them */
+  int (*post)(bench_t *b, mstate_t *s, int write, int dump, int step);
+  int (*complete)(bench_t *b, mstate_t *s, int write);
+  /* --fsync: the method's sync of the file after a dump (blocking) */
+  int (*sync)(bench_t *b, mstate_t *s);
+  const char *twin; /* nonblocking: the blocking method whose I/O time
+                       the overlap is measured against */
 } method_t;
 
 /* One measurement: a method and an operation, over all runs. */
@@ -153,7 +171,8 @@ typedef struct result {
   int status; /* ST_* */
   int nruns;
   double *t;  /* seconds per run */
-  double median, min, max;
+  double *tc; /* --compute: seconds of the compute phases alone, per run */
+  double median, min, max, compute;
   counters_t c;
   char why[256];
 } result_t;
@@ -191,6 +210,10 @@ extern const method_t bench_methods[];
 extern const int bench_nmethods;
 const method_t *bench_method(const char *name);
 
+/* bench_compute.c (--compute) */
+int bench_compute_setup(bench_t *b);
+void bench_compute(bench_t *b);
+
 /* bench_sys.c */
 int bench_pwrite_all(int fd, const void *buf, int64_t len, int64_t off);
 int bench_pread_all(int fd, void *buf, int64_t len, int64_t off);
@@ -207,5 +230,7 @@ void bench_result_line(const bench_t *b, const result_t *r);
 void bench_table(const bench_t *b, const result_t *r, int n);
 void bench_plot(const bench_t *b, const result_t *r, int n);
 void bench_summarize(result_t *r);
+/* Every result's line, with the overlap of nonblocking methods. */
+void bench_result_lines(const bench_t *b, const result_t *r, int n);
 
 #endif /* DARRAYIO_BENCH_H */

@@ -18,6 +18,15 @@
  *   darrayio-npz   darrayio-auto on a .npz dataset (member "u", CRC-32
  *                  computed by the write call, headers written at close):
  *                  one-dump patterns moved by whole-array calls only
+ *   darrayio-async darray_iwrite/darray_iread (or the section calls) posted,
+ *                  the compute phase, darray_wait_all (--compute); under
+ *                  --fsync a darray_file_isync posted with each dump
+ *   mpiio-l3-async MPI_File_iwrite_at_all/iread_at_all on mpiio-l3's view,
+ *                  the compute phase, MPI_Wait (then MPI_File_sync under
+ *                  --fsync: MPI has no nonblocking sync); not for slabs
+ *
+ * Under --fsync every blocking method syncs each dump after writing it
+ * (darray_file_sync, MPI_File_sync, fsync), inside the timed region.
  *
  * A run is contiguous both in the file and in memory (BTIO "simple" writes
  * one x-row per call, which is such a run).
@@ -194,6 +203,51 @@ static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   return rc ? -1 : 0;
 }
 
+/* darrayio-async: post step k of dump d (with a sync after a dump's last
+ * step under --fsync); complete waits for them all. */
+static int da_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  const pattern_t *p = &b->p;
+  int rc;
+  s->nreq = 0;
+  darray_set_displacement(p->darr, dump * dump_bytes(b));
+  if (p->slab)
+    rc = write ? darray_iwrite_section(s->df, p->darr, p->start, p->count,
+                                       DARRAY_ORDER_C, s->buf, &s->req[0])
+               : darray_iread_section(s->df, p->darr, p->start, p->count,
+                                      DARRAY_ORDER_C, s->buf, &s->req[0]);
+  else
+    rc = write ? darray_iwrite(s->df, p->darr, s->buf, &s->req[0])
+               : darray_iread(s->df, p->darr, s->buf, &s->req[0]);
+  if (rc == 0)
+    s->nreq = 1;
+  if (rc == 0 && write && b->o.fsync && step == p->nsteps - 1 &&
+      (rc = darray_file_isync(s->df, &s->req[1])) == 0)
+    s->nreq = 2;
+  if (rc)
+    snprintf(s->why, sizeof s->why, "posting: %s", darray_file_errmsg(s->df));
+  return rc ? -1 : 0;
+}
+
+static int da_complete(bench_t *b, mstate_t *s, int write) {
+  (void)b, (void)write;
+  int rc = darray_wait_all(s->df, s->nreq, s->req, NULL);
+  s->nreq = 0;
+  s->calls++;
+  if (rc)
+    snprintf(s->why, sizeof s->why, "darray_wait_all: %s",
+             darray_file_errmsg(s->df));
+  return rc ? -1 : 0;
+}
+
+static int da_sync(bench_t *b, mstate_t *s) {
+  (void)b;
+  int rc = darray_file_sync(s->df);
+  if (rc)
+    snprintf(s->why, sizeof s->why, "darray_file_sync: %s",
+             darray_file_errmsg(s->df));
+  return rc ? -1 : 0;
+}
+
 static int da_close(bench_t *b, mstate_t *s) {
   (void)b;
   s->explain = 0;
@@ -343,6 +397,40 @@ static int l3_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_*_at_all", err);
 }
 
+/* mpiio-l3-async: one nonblocking collective per dump on the view (the
+ * slab sweep's per-step views are not offered). */
+static int l3a_open(bench_t *b, mstate_t *s, int w) {
+  if (b->p.slab) {
+    snprintf(s->why, sizeof s->why, "not offered for slabs");
+    return BENCH_UNAVAILABLE;
+  }
+  return mpi_open(b, s, w, 1, 0);
+}
+
+static int l3a_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
+  (void)step;
+  MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
+  int err = write ? MPI_File_iwrite_at_all(s->fh, off, s->buf, 1,
+                                           b->p.mtype, &s->mreq)
+                  : MPI_File_iread_at_all(s->fh, off, s->buf, 1, b->p.mtype,
+                                          &s->mreq);
+  s->calls++;
+  return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_i*_at_all", err);
+}
+
+static int mpi_sync(bench_t *b, mstate_t *s) {
+  (void)b;
+  int err = MPI_File_sync(s->fh);
+  return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_sync", err);
+}
+
+static int l3a_complete(bench_t *b, mstate_t *s, int write) {
+  int err = MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
+  if (err != MPI_SUCCESS)
+    return mpi_fail(s, "MPI_Wait", err);
+  return write && b->o.fsync ? mpi_sync(b, s) : 0;
+}
+
 static int mpi_close(bench_t *b, mstate_t *s) {
   (void)b;
   return MPI_File_close(&s->fh) == MPI_SUCCESS ? 0 : -1;
@@ -385,6 +473,15 @@ static int px_stretch_xfer(bench_t *b, mstate_t *s, int write, int dump,
   return bench_pieces(&b->p, s->lo, s->hi, px_run, &c);
 }
 
+static int px_sync(bench_t *b, mstate_t *s) {
+  (void)b;
+  if (s->fd >= 0 && fsync(s->fd) != 0) {
+    snprintf(s->why, sizeof s->why, "fsync failed");
+    return -1;
+  }
+  return 0;
+}
+
 static int px_close(bench_t *b, mstate_t *s) {
   (void)b;
   int rc = s->fd >= 0 ? close(s->fd) : 0;
@@ -395,18 +492,34 @@ static int px_close(bench_t *b, mstate_t *s) {
 /* ---- the table ----------------------------------------------------------- */
 
 const method_t bench_methods[] = {
-    {"darrayio-auto", 0, da_auto, da_xfer, da_close, da_stats, NULL, 0},
-    {"darrayio-direct", 0, da_direct, da_xfer, da_close, da_stats, NULL, 0},
-    {"darrayio-sieve", 0, da_sieve, da_xfer, da_close, da_stats, NULL, 0},
-    {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats, NULL, 0},
-    {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0},
-    {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL, NULL, 0},
-    {"mpiio-l3", 0, l2_open, l3_xfer, mpi_close, NULL, NULL, 0},
-    {"mpiio-l3-nocb", 0, l3nocb_open, l3_xfer, mpi_close, NULL, NULL, 0},
-    {"posix-l0", 0, px_open, px_l0_xfer, px_close, NULL, NULL, 0},
-    {"reference", 1, px_open, px_stretch_xfer, px_close, NULL, NULL, 0},
-    {"conforming", 2, px_open, px_stretch_xfer, px_close, NULL, NULL, 0},
-    {"darrayio-npz", 0, da_npz, da_xfer, da_close, da_stats, NULL, 1},
+    {"darrayio-auto", 0, da_auto, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
+    {"darrayio-direct", 0, da_direct, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
+    {"darrayio-sieve", 0, da_sieve, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
+    {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats, NULL,
+     0, NULL, NULL, da_sync, NULL},
+    {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
+     mpi_sync, NULL},
+    {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
+     mpi_sync, NULL},
+    {"mpiio-l3", 0, l2_open, l3_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
+     mpi_sync, NULL},
+    {"mpiio-l3-nocb", 0, l3nocb_open, l3_xfer, mpi_close, NULL, NULL, 0,
+     NULL, NULL, mpi_sync, NULL},
+    {"posix-l0", 0, px_open, px_l0_xfer, px_close, NULL, NULL, 0, NULL, NULL,
+     px_sync, NULL},
+    {"reference", 1, px_open, px_stretch_xfer, px_close, NULL, NULL, 0, NULL,
+     NULL, px_sync, NULL},
+    {"conforming", 2, px_open, px_stretch_xfer, px_close, NULL, NULL, 0,
+     NULL, NULL, px_sync, NULL},
+    {"darrayio-npz", 0, da_npz, da_xfer, da_close, da_stats, NULL, 1, NULL,
+     NULL, da_sync, NULL},
+    {"darrayio-async", 0, da_auto, da_xfer, da_close, da_stats, NULL, 0,
+     da_post, da_complete, da_sync, "darrayio-auto"},
+    {"mpiio-l3-async", 0, l3a_open, l3_xfer, mpi_close, NULL, NULL, 0,
+     l3a_post, l3a_complete, mpi_sync, "mpiio-l3"},
 };
 const int bench_nmethods = sizeof bench_methods / sizeof bench_methods[0];
 

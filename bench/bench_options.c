@@ -35,12 +35,25 @@ static const char usage_text[] =
     "                  darrayio-auto darrayio-direct darrayio-sieve\n"
     "                  darrayio-twophase mpiio-l0 mpiio-l2 mpiio-l3\n"
     "                  mpiio-l3-nocb posix-l0 reference conforming\n"
-    "                  darrayio-npz (a .npz dataset, CRC-32 on);\n"
+    "                  darrayio-npz (a .npz dataset, CRC-32 on),\n"
+    "                  darrayio-async mpiio-l3-async (nonblocking);\n"
     "                  darrayio-X@K=V;.. is darrayio-X with hints of its own\n"
     "  --hints K=V;..  hints for the darrayio methods\n"
     "  --plot F.png    draw the results with gnuplot\n"
     "  --explain       print darray_explain() for darrayio-auto's first write\n"
-    "                  and read\n";
+    "                  and read\n"
+    "  --compute S     a compute phase of S seconds (a loop over the rank's\n"
+    "                  own array) with every dump; the timed region is then\n"
+    "                  the whole loop: compute and I/O, blocking methods one\n"
+    "                  after the other, nonblocking ones (darrayio-async,\n"
+    "                  mpiio-l3-async) post, compute, wait; RESULT lines add\n"
+    "                  compute= (the phases alone) and, for nonblocking\n"
+    "                  methods, overlap= against their blocking twin\n"
+    "  --fsync         sync every dump's writes inside the timed region\n"
+    "                  (darray_file_sync / darray_file_isync, MPI_File_sync,\n"
+    "                  fsync)\n"
+    "  --thread L      MPI thread level asked for: multiple (default),\n"
+    "                  serialized, funneled, single\n";
 
 static int bad(const char *what, int rank) {
   if (rank == 0)
@@ -56,6 +69,19 @@ static int parse_grid(const char *v, options_t *o) {
     if (o->grid[d] < 0)
       return -1;
   return o->ngrid >= 2 ? 0 : -1;
+}
+
+static int parse_thread(const char *v, options_t *o) {
+  static const char *const names[] = {"single", "funneled", "serialized",
+                                      "multiple"};
+  static const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                               MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(v, names[i])) {
+      o->thread = levels[i];
+      return 0;
+    }
+  return -1;
 }
 
 static int parse_ops(const char *v, options_t *o) {
@@ -92,6 +118,10 @@ static int option_value(const char *a, const char *v, options_t *o) {
     o->hints = v;
   else if (!strcmp(a, "--plot"))
     o->plot = v;
+  else if (!strcmp(a, "--compute"))
+    o->compute = strtod(v, NULL);
+  else if (!strcmp(a, "--thread"))
+    return parse_thread(v, o);
   else
     return -1;
   return 0;
@@ -121,7 +151,8 @@ static int check_methods(const char *list, int rank) {
 
 int bench_parse(int argc, char **argv, options_t *o, int rank) {
   *o = (options_t){.pattern = "dist3d", .k = 1, .cls = 'A', .do_write = 1,
-                   .do_read = 1, .runs = 3, .dir = "."};
+                   .do_read = 1, .runs = 3, .dir = ".",
+                   .thread = MPI_THREAD_MULTIPLE};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -137,6 +168,8 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
       o->rotate = 1;
     else if (!strcmp(a, "--explain"))
       o->explain = 1;
+    else if (!strcmp(a, "--fsync"))
+      o->fsync = 1;
     else if (i + 1 >= argc || option_value(a, argv[i + 1], o) != 0)
       return bad(a, rank);
     else
@@ -148,6 +181,7 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
     o->n = !strcmp(o->pattern, "dist3d") || !strcmp(o->pattern, "slabs")
                ? 256 : 4096;
   if (o->n < 1 || o->k < 1 || o->runs < 1 || o->dumps < 0 || o->slab < 0 ||
+      o->compute < 0 ||
       !strchr("SWABC", o->cls))
     return bad("(a value out of range)", rank);
   return o->methods ? check_methods(o->methods, rank) : 0;

@@ -26,6 +26,9 @@ void bench_summarize(result_t *r) {
   r->min = s[0];
   r->max = s[n - 1];
   r->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  memcpy(s, r->tc, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  r->compute = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
   free(s);
 }
 
@@ -41,7 +44,41 @@ static int measured(const result_t *r) {
   return r->status == ST_OK && r->nruns > 0;
 }
 
+/* A nonblocking method's overlap of I/O with computation, from medians
+ * of the same run: (T_compute + T_io - T_total) / min(T_compute, T_io),
+ * T_io being its blocking twin's time less that twin's compute phases;
+ * -1 when it cannot be computed. */
+static double overlap(const result_t *r, const result_t *twin) {
+  if (twin == NULL || !measured(twin) || !measured(r))
+    return -1;
+  double tio = twin->median - twin->compute, tc = r->compute;
+  double m = tio < tc ? tio : tc;
+  return m > 0 ? (tc + tio - r->median) / m : -1;
+}
+
+static void result_line(const bench_t *b, const result_t *r,
+                        const result_t *twin);
+
+static const result_t *find(const result_t *r, int n, const char *m, int w);
+
+void bench_result_lines(const bench_t *b, const result_t *r, int n) {
+  for (int i = 0; i < n; i++) {
+    if ((r[i].write && !b->o.do_write) || (!r[i].write && !b->o.do_read))
+      continue;
+    const method_t *m = bench_method(r[i].method);
+    const result_t *twin = m != NULL && m->twin != NULL && b->o.compute > 0
+                               ? find(r, n, m->twin, r[i].write)
+                               : NULL;
+    result_line(b, &r[i], twin);
+  }
+}
+
 void bench_result_line(const bench_t *b, const result_t *r) {
+  result_line(b, r, NULL);
+}
+
+static void result_line(const bench_t *b, const result_t *r,
+                        const result_t *twin) {
   if (b->rank != 0)
     return;
   printf("RESULT pattern=%s op=%s method=%s np=%d bytes=%lld", b->p.name,
@@ -56,6 +93,15 @@ void bench_result_line(const bench_t *b, const result_t *r) {
            (long long)r->c.peak_temp);
   if (measured(r) && r->c.strategy[0] != '\0')
     printf(" strategy=%s", r->c.strategy);
+  if (measured(r) && b->o.compute > 0)
+    printf(" compute=%.6f", r->compute);
+  if (twin != NULL) {
+    double ov = overlap(r, twin);
+    if (ov > -1)
+      printf(" overlap=%.2f twin=%s", ov, twin->method);
+    else
+      printf(" overlap=none twin=%s", twin->method);
+  }
   printf(" cache=%s status=%s", b->cold ? "cold" : "warm",
          status_names[r->status]);
   if (r->status != ST_OK)

@@ -29,6 +29,7 @@
  */
 #include "bench.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,15 +83,47 @@ static void complain(const bench_t *b, const mstate_t *s) {
           s->why[0] ? s->why : "failed");
 }
 
-/* One timed call: step k of dump d; *bad counts wrong elements read. */
+/* The timed work of step k of dump d: the I/O call, and under --fsync
+ * (writes, the last step of a dump) the method's sync; under --compute
+ * the compute phase too, before a blocking call (compute, then dump) or
+ * between the post and the completion of a nonblocking one. */
+static int timed(bench_t *b, mstate_t *s, int write, int d, int k) {
+  const method_t *m = s->m;
+  bool sync = b->o.fsync && write && k == b->p.nsteps - 1;
+  bool comp = b->o.compute > 0 && k == b->p.nsteps - 1;
+  if (m->post != NULL) {
+    int rc = m->post(b, s, write, d, k);
+    if (comp)
+      bench_compute(b);
+    int rc2 = m->complete(b, s, write);
+    return rc != 0 ? rc : rc2;
+  }
+  if (comp)
+    bench_compute(b);
+  int rc = m->xfer(b, s, write, d, k);
+  if (rc == 0 && sync && m->sync != NULL)
+    rc = m->sync(b, s);
+  return rc;
+}
+
+/* One timed step of dump d; *bad counts wrong elements read; *tc gets
+ * the compute phase alone (--compute: timed apart, the same loop). */
 static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
-                double *t, int64_t *bad) {
+                double *t, double *tc, int64_t *bad) {
   bench_pattern_step(&b->p, k);
   share(b, s);
   prepare_data(b, s, d, write ? salt : salt + 1000);
+  if (b->o.compute > 0 && k == b->p.nsteps - 1) {
+    bench_barrier();
+    double c = MPI_Wtime();
+    bench_compute(b);
+    c = MPI_Wtime() - c;
+    bench_max_doubles(&c, 1);
+    *tc += c;
+  }
   bench_barrier();
   double t0 = MPI_Wtime();
-  int rc = s->m->xfer(b, s, write, d, k);
+  int rc = timed(b, s, write, d, k);
   double v[2] = {MPI_Wtime() - t0, rc != 0};
   if (rc != 0)
     complain(b, s);
@@ -105,16 +138,16 @@ static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
 
 /* The timed loop over dumps and their steps. */
 static int dumps(bench_t *b, mstate_t *s, int write, int salt, double *t,
-                 int64_t *bad) {
+                 double *tc, int64_t *bad) {
   for (int d = 0; d < b->p.ndumps; d++)
     for (int k = 0; k < b->p.nsteps; k++)
-      if (step(b, s, write, salt, d, k, t, bad) != ST_OK)
+      if (step(b, s, write, salt, d, k, t, tc, bad) != ST_OK)
         return ST_FAILED;
   return ST_OK;
 }
 
 static int phase(bench_t *b, mstate_t *s, int write, int salt, double *t,
-                 counters_t *c) {
+                 double *tc, counters_t *c) {
   int64_t bad = 0;
   int rc = s->m->open(b, s, write), any;
   int st = rc == 0 ? ST_OK : rc == BENCH_UNAVAILABLE ? ST_UNAVAILABLE
@@ -128,8 +161,8 @@ static int phase(bench_t *b, mstate_t *s, int write, int salt, double *t,
     return any;
   }
   s->calls = 0;
-  *t = 0;
-  st = dumps(b, s, write, salt, t, &bad);
+  *t = *tc = 0;
+  st = dumps(b, s, write, salt, t, tc, &bad);
   gather_counters(b, s, write, c);
   if (s->m->close(b, s) != 0 && st == ST_OK)
     st = ST_FAILED;
@@ -167,14 +200,14 @@ static int check_dataset(mstate_t *s, int64_t *base) {
 }
 
 static int write_phase(bench_t *b, mstate_t *s, int salt, double *t,
-                       counters_t *c) {
+                       double *tc, counters_t *c) {
   int64_t base = 0;
   bench_remove(b, s->path);
   if (b->cold)
     bench_drop_caches(b);
   if (bench_pretouch(b, phase_bytes(b)) != 0)
     return ST_FAILED;
-  int st = phase(b, s, 1, salt, t, c);
+  int st = phase(b, s, 1, salt, t, tc, c);
   if (st == ST_OK && s->m->dataset && check_dataset(s, &base) != 0) {
     complain(b, s);
     st = ST_VERIFY;
@@ -192,12 +225,12 @@ static int method_buffer(bench_t *b, mstate_t *s);
  * not count in the comparison of reads. */
 static int rewrite_canonically(bench_t *b, mstate_t *s, int salt) {
   mstate_t w = {.m = bench_method("conforming"), .fd = -1};
-  double t;
+  double t, tc;
   counters_t c;
   snprintf(w.path, sizeof w.path, "%s", s->path);
   if (w.m == NULL || method_buffer(b, &w) != 0)
     return ST_FAILED;
-  int st = write_phase(b, &w, salt, &t, &c);
+  int st = write_phase(b, &w, salt, &t, &tc, &c);
   if (w.buf != b->pbuf)
     free(w.buf);
   if (st != ST_OK)
@@ -206,7 +239,7 @@ static int rewrite_canonically(bench_t *b, mstate_t *s, int salt) {
 }
 
 static int read_phase(bench_t *b, mstate_t *s, int salt, double *t,
-                      counters_t *c) {
+                      double *tc, counters_t *c) {
   if (b->o.same_file && !s->m->dataset) { /* a dataset keeps its own */
     int st = rewrite_canonically(b, s, salt);
     if (st != ST_OK)
@@ -214,7 +247,7 @@ static int read_phase(bench_t *b, mstate_t *s, int salt, double *t,
   }
   if (b->cold)
     bench_drop_caches(b);
-  return phase(b, s, 0, salt, t, c);
+  return phase(b, s, 0, salt, t, tc, c);
 }
 
 /* Worst status wins; the first reason given is kept. */
@@ -232,16 +265,16 @@ static void set_status(result_t *r, int st, const char *why) {
  * or before every run with --rotate, since the files are then removed after
  * each run). A method stops at its first failure. */
 static void run_once(bench_t *b, mstate_t *s, result_t r[2], int run) {
-  double t;
+  double t, tc;
   if (r[0].status != ST_OK || r[1].status != ST_OK)
     return;
   int salt = b->o.do_write || b->o.rotate ? run + 1 : 1;
   if (!b->o.do_write && (run == 0 || b->o.rotate)) {
     counters_t c;
-    set_status(&r[1], write_phase(b, s, salt, &t, &c), s->why);
+    set_status(&r[1], write_phase(b, s, salt, &t, &tc, &c), s->why);
   }
   if (b->o.do_write && r[1].status == ST_OK) {
-    int st = write_phase(b, s, salt, &r[0].t[run], &r[0].c);
+    int st = write_phase(b, s, salt, &r[0].t[run], &r[0].tc[run], &r[0].c);
     set_status(&r[0], st, s->why);
     if (st == ST_UNAVAILABLE)
       set_status(&r[1], st, s->why);
@@ -250,7 +283,9 @@ static void run_once(bench_t *b, mstate_t *s, result_t r[2], int run) {
     r[0].nruns++;
   }
   if (b->o.do_read && r[1].status == ST_OK) {
-    set_status(&r[1], read_phase(b, s, salt, &r[1].t[run], &r[1].c), s->why);
+    set_status(&r[1],
+               read_phase(b, s, salt, &r[1].t[run], &r[1].tc[run], &r[1].c),
+               s->why);
     if (r[1].status == ST_OK)
       r[1].nruns++;
   }
@@ -277,8 +312,10 @@ static void start(bench_t *b, const method_t *m, mstate_t *s, result_t r[2]) {
   for (int w = 0; w < 2; w++) {
     r[w] = (result_t){.method = m->name, .write = 1 - w};
     r[w].t = calloc((size_t)b->o.runs, sizeof(double));
+    r[w].tc = calloc((size_t)b->o.runs, sizeof(double));
   }
-  if (method_buffer(b, s) != 0 || r[0].t == NULL || r[1].t == NULL)
+  if (method_buffer(b, s) != 0 || r[0].t == NULL || r[1].t == NULL ||
+      r[0].tc == NULL || r[1].tc == NULL)
     set_status(&r[0], ST_FAILED, "out of memory");
 }
 
@@ -289,9 +326,7 @@ static void finish(bench_t *b, mstate_t *s, result_t r[2]) {
   for (int w = 0; w < 2; w++) {
     if (r[w].nruns == 0 && r[w].status == ST_OK)
       set_status(&r[w], ST_NOTRUN, "an earlier phase of this method failed");
-    bench_summarize(&r[w]);
-    if ((w == 0 && b->o.do_write) || (w == 1 && b->o.do_read))
-      bench_result_line(b, &r[w]);
+    bench_summarize(&r[w]); /* printed once all have run (overlaps) */
   }
 }
 
@@ -340,9 +375,19 @@ static void header(const bench_t *b) {
   if (b->rank != 0)
     return;
   printf("darrayio-bench: pattern=%s (%s) np=%d bytes=%lld runs=%d "
-         "cache=%s\n", b->p.name, b->p.label, b->nprocs,
+         "cache=%s thread=%s", b->p.name, b->p.label, b->nprocs,
          (long long)(b->p.ndumps * b->p.dump_elems * b->p.esize), b->o.runs,
-         b->cold ? "cold" : "warm");
+         b->cold ? "cold" : "warm",
+         b->thread_level == MPI_THREAD_MULTIPLE     ? "multiple"
+         : b->thread_level == MPI_THREAD_SERIALIZED ? "serialized"
+         : b->thread_level == MPI_THREAD_FUNNELED   ? "funneled"
+                                                    : "single");
+  if (b->o.compute > 0)
+    printf(" compute=%gs (%lld sweeps of %lld doubles)", b->o.compute,
+           (long long)b->sweeps, (long long)b->work_n);
+  if (b->o.fsync)
+    printf(" fsync=yes");
+  printf("\n");
   fflush(stdout);
 }
 
@@ -355,20 +400,37 @@ static int bench(bench_t *b) {
     return 2;
   header(b);
   measure_all(b, list, n, r);
+  bench_result_lines(b, r, 2 * n);
   bench_table(b, r, 2 * n);
   if (b->o.plot)
     bench_plot(b, r, 2 * n);
   for (int i = 0; i < 2 * n; i++) {
     bad |= r[i].status >= ST_FAILED;
     free(r[i].t);
+    free(r[i].tc);
   }
   free(b->pbuf);
   return bad;
 }
 
+/* The thread level must be asked for before MPI runs: --thread is read
+ * here, and again (checked) with the other options. */
+static int thread_wanted(int argc, char **argv) {
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "--thread")) {
+      if (!strcmp(argv[i + 1], "single"))
+        return MPI_THREAD_SINGLE;
+      if (!strcmp(argv[i + 1], "funneled"))
+        return MPI_THREAD_FUNNELED;
+      if (!strcmp(argv[i + 1], "serialized"))
+        return MPI_THREAD_SERIALIZED;
+    }
+  return MPI_THREAD_MULTIPLE;
+}
+
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
   bench_t b = {0};
+  MPI_Init_thread(&argc, &argv, thread_wanted(argc, argv), &b.thread_level);
   b.p.ftype = b.p.mtype = MPI_DATATYPE_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &b.nprocs);
@@ -377,9 +439,12 @@ int main(int argc, char **argv) {
     bench_setup_cold(&b);
   if (rc == 0 && bench_pattern_build(&b) != 0)
     rc = -1;
+  if (rc == 0 && b.o.compute > 0 && bench_compute_setup(&b) != 0)
+    rc = -1;
   if (rc == 0)
     rc = bench(&b);
   bench_pattern_free(&b.p);
+  free(b.work);
   MPI_Finalize();
   return rc < 0 ? 2 : rc;
 }
