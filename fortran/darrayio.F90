@@ -2,9 +2,11 @@
 !
 ! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113
 ! (type(*), dimension(*)), so darray_write(f, a, u) takes any array as it
-! is declared. The module calls the C functions of include/darrayio.h
-! directly; fortran/darrayio_shim.c converts MPI handles and catches the
-! text of the printing calls. The preprocessor is used here only, never in
+! is declared; the nonblocking calls' buffers are assumed-rank
+! (dimension(..)) and checked with Fortran 2018's is_contiguous. The module
+! calls the C functions of include/darrayio.h directly;
+! fortran/darrayio_shim.c converts MPI handles and catches the text of the
+! printing calls. The preprocessor is used here only, never in
 ! user code: DARRAY_HAVE_MPI_F08 adds the type(MPI_Comm) interfaces.
 !
 ! Conventions (doc/porting.md, "Fortran", has the call-by-call table):
@@ -30,6 +32,17 @@
 !    (darray_errmsg does not hold that message; the stop message does).
 !  - Strings are ordinary Fortran strings: trailing blanks of inputs are
 !    ignored, outputs are blank-padded or allocatable, never NUL-terminated.
+!  - Nonblocking calls (include/darrayio.h, "Nonblocking reads and
+!    writes"): a request is an integer(int64), DARRAY_REQUEST_NULL when not
+!    pending. The buffer of a pending darray_iwrite, darray_iread or their
+!    _section forms is used until the request completes, so it must be the
+!    program's array itself: a contiguous variable (not an expression, not
+!    a strided section, which the compiler would pass as a temporary copy
+!    gone when the call returns; the module refuses a non-contiguous one
+!    with DARRAY_EINVAL), declared asynchronous where the program uses it
+!    while the request is pending (as for MPI's nonblocking calls).
+!    darray_bwrite and darray_bwrite_section copy at post and take any
+!    array.
 module darrayio
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int64, real64, error_unit, &
