@@ -2,9 +2,11 @@
 !
 ! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113
 ! (type(*), dimension(*)), so darray_write(f, a, u) takes any array as it
-! is declared. The module calls the C functions of include/darrayio.h
-! directly; fortran/darrayio_shim.c converts MPI handles and catches the
-! text of the printing calls. The preprocessor is used here only, never in
+! is declared; the nonblocking calls' buffers are assumed-rank
+! (dimension(..)) and checked with Fortran 2018's is_contiguous. The module
+! calls the C functions of include/darrayio.h directly;
+! fortran/darrayio_shim.c converts MPI handles and catches the text of the
+! printing calls. The preprocessor is used here only, never in
 ! user code: DARRAY_HAVE_MPI_F08 adds the type(MPI_Comm) interfaces.
 !
 ! Conventions (doc/porting.md, "Fortran", has the call-by-call table):
@@ -30,6 +32,17 @@
 !    (darray_errmsg does not hold that message; the stop message does).
 !  - Strings are ordinary Fortran strings: trailing blanks of inputs are
 !    ignored, outputs are blank-padded or allocatable, never NUL-terminated.
+!  - Nonblocking calls (include/darrayio.h, "Nonblocking reads and
+!    writes"): a request is an integer(int64), DARRAY_REQUEST_NULL when not
+!    pending. The buffer of a pending darray_iwrite, darray_iread or their
+!    _section forms is used until the request completes, so it must be the
+!    program's array itself: a contiguous variable (not an expression, not
+!    a strided section, which the compiler would pass as a temporary copy
+!    gone when the call returns; the module refuses a non-contiguous one
+!    with DARRAY_EINVAL), declared asynchronous where the program uses it
+!    while the request is pending (as for MPI's nonblocking calls).
+!    darray_bwrite and darray_bwrite_section copy at post and take any
+!    array.
 module darrayio
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: int64, real64, error_unit, &
@@ -60,12 +73,16 @@ module darrayio
     DARRAY_ESTATE = -11, DARRAY_EHINT = -12, DARRAY_EMODE = -13, &
     DARRAY_ECOMM = -14, DARRAY_EINDEX = -15, DARRAY_EBADHANDLE = -16, &
     DARRAY_EOVERLAP = -17, DARRAY_ELIMIT = -18, DARRAY_EFORMAT = -19, &
-    DARRAY_ENOTSUP = -20, &
+    DARRAY_ENOTSUP = -20, DARRAY_EREQUEST = -21, &
     DARRAY_EINCONSISTENT = -100, DARRAY_EREMOTE = -101, &
     DARRAY_EIO = -200, DARRAY_ENOSPC = -201, DARRAY_EACCESS = -202, &
     DARRAY_ENOENT = -203, DARRAY_EEOF = -204, DARRAY_ENOMEM = -205, &
     DARRAY_EMPI = -206, DARRAY_EISDIR = -207, DARRAY_ELOCK = -208, &
     DARRAY_ECRC = -209
+
+  !> A request that is not pending (darray_request_t in C is int64_t): what
+  !> completion leaves in a request, and what waiting on returns at once.
+  integer(int64), parameter, public :: DARRAY_REQUEST_NULL = 0_int64
 
   !> Longest name of a dataset member (darray_define), in characters.
   integer, parameter, public :: DARRAY_NAME_MAX = 200
@@ -206,6 +223,9 @@ module darrayio
     darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
     darray_file_get_hint, darray_file_get_info
+  public :: darray_iwrite, darray_iread, darray_iwrite_section, &
+    darray_iread_section, darray_bwrite, darray_bwrite_section, &
+    darray_wait, darray_test, darray_wait_all
   public :: darray_dataset_open, darray_define, darray_num_members, &
     darray_inquire, darray_verify
   public :: darray_advise_storage, darray_advise_order, darray_advise_report
@@ -509,6 +529,81 @@ module darrayio
       integer(c_int), intent(out) :: info
       integer(c_int) :: c_file_get_info
     end function c_file_get_info
+
+    ! Nonblocking calls: the i* calls get the buffer's address, which the
+    ! module takes itself (see the "nonblocking" section below); the
+    ! buffered writes copy at post, so their buffer is passed as
+    ! darray_write's is.
+    function c_iwrite(f, a, buf, req) bind(c, name="darray_iwrite")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a, buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_iwrite
+    end function c_iwrite
+    function c_iread(f, a, buf, req) bind(c, name="darray_iread")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a, buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_iread
+    end function c_iread
+    function c_iwrite_section(f, a, start, count, order, buf, req) &
+        bind(c, name="darray_iwrite_section")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: order
+      type(c_ptr), value :: buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_iwrite_section
+    end function c_iwrite_section
+    function c_iread_section(f, a, start, count, order, buf, req) &
+        bind(c, name="darray_iread_section")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: order
+      type(c_ptr), value :: buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_iread_section
+    end function c_iread_section
+    function c_bwrite(f, a, buf, req) bind(c, name="darray_bwrite")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      type(*), dimension(*), intent(in) :: buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_bwrite
+    end function c_bwrite
+    function c_bwrite_section(f, a, start, count, order, buf, req) &
+        bind(c, name="darray_bwrite_section")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f, a
+      integer(c_int64_t), intent(in) :: start(*), count(*)
+      integer(c_int), value :: order
+      type(*), dimension(*), intent(in) :: buf
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_bwrite_section
+    end function c_bwrite_section
+    function c_wait(f, req) bind(c, name="darray_wait")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_wait
+    end function c_wait
+    function c_test(f, req, flag) bind(c, name="darray_test")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int), intent(out) :: flag
+      integer(c_int) :: c_test
+    end function c_test
+    function c_wait_all(f, n, reqs, codes) bind(c, name="darray_wait_all")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int), value :: n
+      integer(c_int64_t), intent(inout) :: reqs(*)
+      integer(c_int), intent(out) :: codes(*)
+      integer(c_int) :: c_wait_all
+    end function c_wait_all
 
     function c_dataset_open(comm, path, mode, info, has_info, f) &
         bind(c, name="darray_f_dataset_open")
@@ -1302,6 +1397,227 @@ contains
     if (rc == DARRAY_SUCCESS) rc = c_read_section(f%p, a%p, s, c, o, buf)
     call done_f(rc, ierr, 'darray_read_section', f, note)
   end subroutine darray_read_section
+
+  ! ---- nonblocking reads and writes -----------------------------------------
+  !
+  ! include/darrayio.h ("Nonblocking reads and writes") is the manual: posting
+  ! is collective, a request completes with darray_wait, darray_test or
+  ! darray_wait_all, and its result is the blocking call's.
+  !
+  ! A pending darray_iwrite, darray_iread or their _section forms uses buf
+  ! after the post returns, until the request completes: buf must be the
+  ! program's array itself, never a copy. So their buf is assumed-rank
+  ! (dimension(..)) and ASYNCHRONOUS, without CONTIGUOUS: the compiler
+  ! passes such a dummy a descriptor of the actual argument, never a
+  ! temporary. An assumed-size or CONTIGUOUS dummy (darray_write's) would
+  ! make a non-contiguous actual argument (u(1:n:2), u(i, :), a pointer to
+  ! a strided section) a copy-in/copy-out temporary that dies when the call
+  ! returns: the library would write from, or read into, freed memory, and
+  ! the copy-out would happen before the read. The module refuses such a
+  ! buffer instead, with DARRAY_EINVAL, before anything is posted. A
+  ! zero-size buffer is passed as NULL (the C calls take NULL when a process
+  ! moves nothing), whatever its strides.
+  ! The buffered writes copy the data before they return, so their buf is
+  ! darray_write's: any array, contiguous or not.
+
+  ! The C address of a pending call's buffer; rc becomes DARRAY_EINVAL
+  ! with a note when buf is not contiguous.
+  subroutine pending_buf(buf, p, rc, note)
+    type(*), dimension(..), intent(in), target, asynchronous :: buf
+    type(c_ptr), intent(out) :: p
+    integer(c_int), intent(inout) :: rc
+    character(len=:), allocatable, intent(inout) :: note
+    p = c_null_ptr
+    ! size is -1 for an assumed-size actual argument, which is contiguous.
+    if (rc /= DARRAY_SUCCESS .or. size(buf) == 0) return
+    if (.not. is_contiguous(buf)) then
+      rc = DARRAY_EINVAL
+      note = 'buf is not contiguous (a strided section or pointer?): a ' // &
+        'pending request needs the array itself, not a temporary copy; ' // &
+        'pass a contiguous array, or use darray_bwrite'
+      return
+    end if
+    p = c_loc(buf)
+  end subroutine pending_buf
+
+  ! The memory order of a section buffer (default: Fortran order).
+  integer(c_int) function order_of(order) result(o)
+    integer, intent(in), optional :: order
+    o = DARRAY_ORDER_FORTRAN
+    if (present(order)) o = int(order, c_int)
+  end function order_of
+
+  !> Post a write of every process's local piece (collective, nonblocking):
+  !> darray_write as a request. buf must be contiguous (else
+  !> DARRAY_EINVAL, nothing posted), should be declared asynchronous, and
+  !> must stay unchanged until req completes.
+  subroutine darray_iwrite(f, a, buf, req, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    type(*), dimension(..), intent(in), target, asynchronous :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    req = DARRAY_REQUEST_NULL
+    call pending_buf(buf, p, rc, note)
+    if (rc == DARRAY_SUCCESS) rc = c_iwrite(f%p, a%p, p, req)
+    call done_f(rc, ierr, 'darray_iwrite', f, note)
+  end subroutine darray_iwrite
+
+  !> Post a read of every process's local piece (collective, nonblocking):
+  !> darray_read as a request. buf as for darray_iwrite; it must not be used
+  !> until req completes.
+  subroutine darray_iread(f, a, buf, req, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    type(*), dimension(..), intent(inout), target, asynchronous :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(out), optional :: ierr
+    type(c_ptr) :: p
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    rc = DARRAY_SUCCESS
+    req = DARRAY_REQUEST_NULL
+    call pending_buf(buf, p, rc, note)
+    if (rc == DARRAY_SUCCESS) rc = c_iread(f%p, a%p, p, req)
+    call done_f(rc, ierr, 'darray_iread', f, note)
+  end subroutine darray_iread
+
+  !> Post a write of the box start(k) .. start(k)+count(k)-1 (1-based):
+  !> darray_write_section as a request (order default DARRAY_ORDER_FORTRAN).
+  !> buf as for darray_iwrite.
+  subroutine darray_iwrite_section(f, a, start, count, buf, req, order, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    type(*), dimension(..), intent(in), target, asynchronous :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(in), optional :: order
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    type(c_ptr) :: p
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    req = DARRAY_REQUEST_NULL
+    call section_args(a, start, count, s, c, rc, note)
+    call pending_buf(buf, p, rc, note)
+    if (rc == DARRAY_SUCCESS) &
+      rc = c_iwrite_section(f%p, a%p, s, c, order_of(order), p, req)
+    call done_f(rc, ierr, 'darray_iwrite_section', f, note)
+  end subroutine darray_iwrite_section
+
+  !> Post a read of the box start(k) .. start(k)+count(k)-1 (1-based) into
+  !> buf: darray_read_section as a request. buf as for darray_iread.
+  subroutine darray_iread_section(f, a, start, count, buf, req, order, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    type(*), dimension(..), intent(inout), target, asynchronous :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(in), optional :: order
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    type(c_ptr) :: p
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    req = DARRAY_REQUEST_NULL
+    call section_args(a, start, count, s, c, rc, note)
+    call pending_buf(buf, p, rc, note)
+    if (rc == DARRAY_SUCCESS) &
+      rc = c_iread_section(f%p, a%p, s, c, order_of(order), p, req)
+    call done_f(rc, ierr, 'darray_iread_section', f, note)
+  end subroutine darray_iread_section
+
+  !> Post a buffered write of every process's local piece: as darray_iwrite,
+  !> but the data is copied before the call returns, so buf (any array, as
+  !> for darray_write) may be changed at once. The copies of a file's
+  !> pending requests are bounded by the hint darray_nb_buffer_size.
+  subroutine darray_bwrite(f, a, buf, req, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    type(*), dimension(*), intent(in) :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(out), optional :: ierr
+    req = DARRAY_REQUEST_NULL
+    call done(c_bwrite(f%p, a%p, buf, req), ierr, 'darray_bwrite', fp=f%p)
+  end subroutine darray_bwrite
+
+  !> Post a buffered write of the box start .. start+count-1 (1-based): as
+  !> darray_iwrite_section, the data copied as darray_bwrite copies it.
+  subroutine darray_bwrite_section(f, a, start, count, buf, req, order, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(int64), intent(in) :: start(:), count(:)
+    type(*), dimension(*), intent(in) :: buf
+    integer(int64), intent(out) :: req
+    integer, intent(in), optional :: order
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
+    integer(c_int) :: rc
+    character(len=:), allocatable :: note
+    req = DARRAY_REQUEST_NULL
+    call section_args(a, start, count, s, c, rc, note)
+    if (rc == DARRAY_SUCCESS) &
+      rc = c_bwrite_section(f%p, a%p, s, c, order_of(order), buf, req)
+    call done_f(rc, ierr, 'darray_bwrite_section', f, note)
+  end subroutine darray_bwrite_section
+
+  !> Complete a request: wait until it has finished; its result (the same on
+  !> every process) is ierr, or the stop. req becomes DARRAY_REQUEST_NULL;
+  !> waiting on DARRAY_REQUEST_NULL succeeds at once, on a request that
+  !> completed already is DARRAY_EREQUEST.
+  subroutine darray_wait(f, req, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer(int64), intent(inout) :: req
+    integer, intent(out), optional :: ierr
+    call done(c_wait(f%p, req), ierr, 'darray_wait', fp=f%p)
+  end subroutine darray_wait
+
+  !> Whether a request has completed, without blocking: flag = .true. when
+  !> it has (then req is DARRAY_REQUEST_NULL and ierr its result, as
+  !> darray_wait's), else .false. and DARRAY_SUCCESS.
+  subroutine darray_test(f, req, flag, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer(int64), intent(inout) :: req
+    logical, intent(out) :: flag
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, fl
+    fl = 0
+    rc = c_test(f%p, req, fl)
+    flag = fl /= 0
+    call done(rc, ierr, 'darray_test', fp=f%p)
+  end subroutine darray_test
+
+  !> Complete every request of reqs (DARRAY_REQUEST_NULL entries are
+  !> skipped), each set to DARRAY_REQUEST_NULL; codes(i) (at least
+  !> size(reqs) entries) receives request i's result; ierr is the first
+  !> failure, or DARRAY_SUCCESS.
+  subroutine darray_wait_all(f, reqs, codes, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer(int64), intent(inout) :: reqs(:)
+    integer, intent(out), optional :: codes(:)
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, c(max(1, size(reqs)))
+    character(len=:), allocatable :: note
+    character(len=24) :: got, want
+    integer :: n
+    n = size(reqs)
+    rc = DARRAY_SUCCESS
+    if (present(codes)) then
+      if (size(codes) < n) then
+        write (got, '(i0)') size(codes)
+        write (want, '(i0)') n
+        rc = DARRAY_EINVAL
+        note = 'codes has ' // trim(got) // ' entries, reqs has ' // trim(want)
+      end if
+    end if
+    if (rc == DARRAY_SUCCESS) rc = c_wait_all(f%p, int(n, c_int), reqs, c)
+    if (present(codes) .and. .not. allocated(note)) codes(1:n) = int(c(1:n))
+    call done_f(rc, ierr, 'darray_wait_all', f, note)
+  end subroutine darray_wait_all
 
   !> How a whole-array write (write = .true.) or read would move its bytes,
   !> printed to unit (default: output_unit).

@@ -52,6 +52,24 @@ AS_IF([test "x$enable_fortran" = xno],
         [AC_MSG_RESULT([yes])],
         [AC_MSG_RESULT([no])
          darray_fortran_msg="no ($FC lacks assumed-type dummies, type(*))"])])
+   dnl The nonblocking calls' buffers: assumed-rank, checked with
+   dnl is_contiguous (Fortran 2018), their address taken with c_loc.
+   AS_IF([test -z "$darray_fortran_msg"],
+     [AC_MSG_CHECKING([whether $FC accepts assumed-rank buffers and is_contiguous])
+      AC_COMPILE_IFELSE([AC_LANG_SOURCE([[
+      module conftest_mod
+      use iso_c_binding
+      contains
+      subroutine g(buf, p)
+        type(*), dimension(..), intent(in), target, asynchronous :: buf
+        type(c_ptr), intent(out) :: p
+        p = c_null_ptr
+        if (size(buf) /= 0 .and. is_contiguous(buf)) p = c_loc(buf)
+      end subroutine g
+      end module conftest_mod]])],
+        [AC_MSG_RESULT([yes])],
+        [AC_MSG_RESULT([no])
+         darray_fortran_msg="no ($FC lacks assumed-rank dummies or is_contiguous)"])])
    AS_IF([test -z "$darray_fortran_msg"],
      [AC_FC_MODULE_FLAG([],
         [darray_fortran_msg="no (cannot find $FC's module search flag)"])])

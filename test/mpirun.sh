@@ -52,6 +52,7 @@ case $name in
   test_version) nps="1" ;; # local calls, checked outside MPI's lifetime
   test_format) nps="1 2 3 4" ;; # P = 3: uneven pieces of every member
   test_fortran_api) nps="1 2 3 4" ;; # 1 and 4 also run MULTIPARTITION
+  test_fortran_async) nps="1 2 3 4" ;; # each darray_async mode
   test_fortran_stop) nps="1 2" ;; # run by fortran_stop.sh: must fail
   *) nps="1 2 3 4" ;;
 esac
