@@ -225,7 +225,7 @@ module darrayio
     darray_file_get_hint, darray_file_get_info
   public :: darray_iwrite, darray_iread, darray_iwrite_section, &
     darray_iread_section, darray_bwrite, darray_bwrite_section, &
-    darray_wait, darray_test, darray_wait_all
+    darray_wait, darray_test, darray_wait_all, darray_file_isync
   public :: darray_dataset_open, darray_define, darray_num_members, &
     darray_inquire, darray_verify
   public :: darray_advise_storage, darray_advise_order, darray_advise_report
@@ -583,6 +583,12 @@ module darrayio
       integer(c_int64_t), intent(inout) :: req
       integer(c_int) :: c_bwrite_section
     end function c_bwrite_section
+    function c_file_isync(f, req) bind(c, name="darray_file_isync")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: f
+      integer(c_int64_t), intent(out) :: req
+      integer(c_int) :: c_file_isync
+    end function c_file_isync
     function c_wait(f, req) bind(c, name="darray_wait")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: f
@@ -1564,6 +1570,16 @@ contains
       rc = c_bwrite_section(f%p, a%p, s, c, order_of(order), buf, req)
     call done_f(rc, ierr, 'darray_bwrite_section', f, note)
   end subroutine darray_bwrite_section
+
+  !> Post a flush of the file to stable storage: darray_file_sync as a
+  !> request, after the requests this process posted before it on f.
+  subroutine darray_file_isync(f, req, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer(int64), intent(out) :: req
+    integer, intent(out), optional :: ierr
+    req = DARRAY_REQUEST_NULL
+    call done(c_file_isync(f%p, req), ierr, 'darray_file_isync', fp=f%p)
+  end subroutine darray_file_isync
 
   !> Complete a request: wait until it has finished; its result (the same on
   !> every process) is ierr, or the stop. req becomes DARRAY_REQUEST_NULL;

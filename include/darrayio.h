@@ -1105,7 +1105,7 @@ typedef int64_t darray_request_t;
  * \param f   a file opened with #DARRAY_MODE_RDWR
  * \param a   a committed array whose communicator is congruent with f's
  * \param buf the local buffer (may be NULL when the process owns nothing)
- * \param[out] req the request
+ * \param[out] req the request (#DARRAY_REQUEST_NULL when none is posted)
  * \retval DARRAY_SUCCESS the request is posted
  * \retval DARRAY_ENULL \p req is NULL
  * \retval DARRAY_ENOMEM no memory for the request

@@ -360,6 +360,8 @@ static void enqueue(darray_file_t f, async_file_t *q, async_req_t *r) {
 int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
                        const region_t *g, bool buffered,
                        darray_request_t *req) {
+  if (req != NULL) /* whatever happens next */
+    *req = DARRAY_REQUEST_NULL;
   async_req_t *r = calloc(1, sizeof *r);
   int rc = r == NULL ? DARRAY_ENOMEM : DARRAY_SUCCESS;
   if (rc == DARRAY_SUCCESS)
@@ -390,6 +392,8 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
 }
 
 int darray_file_isync(darray_file_t f, darray_request_t *req) {
+  if (req != NULL)
+    *req = DARRAY_REQUEST_NULL;
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle or no MPI: cannot agree (documented) */

@@ -326,6 +326,12 @@ contains
     end do
     call expect(nbad == 0, mode // ': darray_iread_section (1-based): values')
     call check_file(f, 4, mode // ': darray_iwrite_section')
+    ! a sync request completes like the others
+    call darray_file_isync(f, reqs(2), ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, mode // ': darray_file_isync')
+    call expect(reqs(2) /= DARRAY_REQUEST_NULL, mode // ': isync: a request')
+    call darray_wait(f, reqs(2), ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, mode // ': darray_file_isync: wait')
 
     ! The same box in C order (sc(j, i)), and a section at index 0 (1-based
     ! terms): its request fails at completion, the other one succeeds.
