@@ -232,7 +232,7 @@ static double *in_of(const ctx_t *c, int64_t s) {
 }
 
 /* Read step s's slab with its halo: posted with --prefetch (completed by
- * wait_read), else at once. */
+ * wait_req on c->rreq), else at once. */
 static int read_slab(ctx_t *c, int64_t s) {
   rows_t r = slab_rows(c, s % c->nslabs);
   int64_t start[2] = {r.first, 0}, count[2] = {r.last - r.first, c->o->n};
