@@ -31,11 +31,23 @@
  * back into a buffer full of sentinels and checks every interior point and
  * that ghosts and padding were left alone.
  *
+ * With --nonblocking each dump is posted with darray_iwrite() and the
+ * program computes the next dump while it is written, as BT would: compute
+ * dump d, wait for dump d-1, post dump d, compute dump d+1, ... The buffer
+ * of a posted dump belongs to the library until its wait, so the program
+ * keeps two BT-shaped buffers and computes into the one not being written
+ * (see write_nonblocking). The file is byte-identical to the blocking
+ * run's (test/btio_small.sh compares them). MPI is initialized with
+ * MPI_Init_thread(MPI_THREAD_MULTIPLE); with a lower level the library
+ * overlaps less (or nothing), and the program prints, from
+ * darray_explain(), what overlaps.
+ *
  * Build: make            (builds examples/btio)
  * Run:   mpiexec -n 4 examples/btio --class S --verify-file
  *        mpiexec -n 4 examples/btio --class A --hints "romio_cb_write=disable"
  *        mpiexec -n 4 examples/btio --class W --write-only --file w.dat
  *        mpiexec -n 4 examples/btio --class W --read-only --file w.dat
+ *        mpiexec -n 4 examples/btio --class A --nonblocking --work 20
  *
  * Options:
  *   --class S|W|A|B|C  problem class: N = 12, 24, 64, 102, 162 (default S)
@@ -47,15 +59,28 @@
  *                      at its BTIO offset (cheap for S and W)
  *   --write-only       write the dumps, do not read them (keeps the file)
  *   --read-only        read and check the dumps of an existing file
+ *   --nonblocking      write each dump with darray_iwrite() while the next
+ *                      one is computed (reads stay blocking)
+ *   --work R           compute each dump R times (default 1): more
+ *                      computation for the writes to hide behind
+ *   -h, --help         print the usage and exit 0
  *
  * Prints, from rank 0:
  *   btio: class S, N=12, 12 dumps, P=4 (q=2), 829440 bytes
+ *   btio: blocking writes (MPI thread level MULTIPLE)
  *   btio: write 829440 bytes in 0.0071 s = 111.4 MiB/s
+ *   btio: write phase 0.0102 s: compute 0.0025 s, in darrayio 0.0071 s
  *   btio: file on disk checked at every BTIO offset, OK
  *   btio: read  829440 bytes in 0.0023 s = 343.9 MiB/s
  *   btio: verified 12 dumps x 12^3 points, OK
- * Times are I/O time only (the slowest process's darray_write/darray_read,
- * summed over dumps). Exit status: 0 when everything checked, 1 on a wrong
+ * The "write"/"read" times are I/O time only (the slowest process's
+ * darray_write/darray_read, summed over dumps; with --nonblocking, the time
+ * in darray_iwrite and darray_wait). The write phase line times the whole
+ * loop (slowest process): compute plus what of the I/O was not hidden.
+ * With --nonblocking the mode line names the thread level, the next line
+ * is darray_explain()'s "nonblocking requests:" line, and a line before
+ * the write line splits the time in darrayio between posting (darray_iwrite)
+ * and waiting (darray_wait). Exit status: 0 when everything checked, 1 on a wrong
  * value, 2 on a usage error, a P that is not a perfect square, cells smaller
  * than 3 points, or a darrayio error (its message is printed).
  */
@@ -75,14 +100,16 @@ typedef struct options {
   const char *file;
   int keep, verify_file, do_write, do_read;
   const char *hints;
+  int nonblocking, work, help;
 } options_t;
 
-/* The BT run: sizes, this rank's cells (BT's formulas), the buffer. */
+/* The BT run: sizes, this rank's cells (BT's formulas), the buffers. */
 typedef struct bt {
   int64_t n, imax, pad, cell_doubles; /* pad = IMAX + 4 */
   int q, rank, ncells;
   int64_t low[16][3], len[16][3]; /* cells per rank: q <= 16 (P <= 256) */
-  double *u;
+  double *u;     /* the buffer sweep() fills or checks */
+  double *ub[2]; /* --nonblocking: u alternates between these */
 } bt_t;
 
 static int64_t class_n(char c) {
@@ -96,19 +123,48 @@ static int64_t class_n(char c) {
   }
 }
 
+/* The usage line on stderr after a bad option (bad != NULL, returns -1),
+ * or with the option list on stdout for -h/--help. */
 static int usage(const char *prog, const char *bad) {
-  fprintf(stderr, "%s: bad option '%s'\n", prog, bad);
-  fprintf(stderr, "usage: %s [--class S|W|A|B|C] [--dumps K] [--file PATH]"
-                  " [--keep] [--hints K=V;...] [--verify-file]"
-                  " [--write-only | --read-only]\n", prog);
+  FILE *out = bad ? stderr : stdout;
+  if (bad)
+    fprintf(out, "%s: bad option '%s'\n", prog, bad);
+  fprintf(out, "usage: %s [--class S|W|A|B|C] [--dumps K] [--file PATH]"
+               " [--keep] [--hints K=V;...] [--verify-file]"
+               " [--write-only | --read-only] [--nonblocking] [--work R]"
+               " [-h|--help]\n", prog);
+  if (!bad)
+    fprintf(out,
+            "  --class C      problem class: N = 12, 24, 64, 102, 162 for S, "
+            "W, A, B, C (default S)\n"
+            "  --dumps K      number of dumps (default 12 for S, 40 "
+            "otherwise)\n"
+            "  --file PATH    the file (default ./btio.dat, removed at the "
+            "end)\n"
+            "  --keep         do not remove the file\n"
+            "  --hints K=V;.. hints passed in an MPI_Info\n"
+            "  --verify-file  rank 0 checks every byte of the written file\n"
+            "  --write-only   write the dumps only (keeps the file)\n"
+            "  --read-only    read and check the dumps of an existing file\n"
+            "  --nonblocking  post each dump with darray_iwrite and compute "
+            "the next one\n"
+            "                 meanwhile (two dump buffers; the same file)\n"
+            "  --work R       compute each dump R times (default 1)\n"
+            "  -h, --help     this text\n");
   return -1;
 }
 
 static int parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){'S', 0, 0, "btio.dat", 0, 0, 1, 1, NULL};
+  *o = (options_t){'S', 0, 0, "btio.dat", 0, 0, 1, 1, NULL, 0, 1, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--class") && v && strlen(v) == 1)
+    if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+      o->help = 1;
+    else if (!strcmp(a, "--nonblocking"))
+      o->nonblocking = 1;
+    else if (!strcmp(a, "--work") && v)
+      o->work = atoi(v), i++;
+    else if (!strcmp(a, "--class") && v && strlen(v) == 1)
       o->cls = v[0], i++;
     else if (!strcmp(a, "--dumps") && v)
       o->dumps = atoi(v), i++;
@@ -130,7 +186,8 @@ static int parse(int argc, char **argv, options_t *o) {
   o->n = class_n(o->cls);
   if (o->dumps == 0)
     o->dumps = o->cls == 'S' ? 12 : 40;
-  if (o->n == 0 || o->dumps < 1 || (!o->do_write && !o->do_read))
+  if (o->n == 0 || o->dumps < 1 || o->work < 1 ||
+      (!o->do_write && !o->do_read))
     return usage(argv[0], "(values)");
   return 0;
 }
@@ -347,25 +404,125 @@ static int open_file(const options_t *o, int write, darray_file_t *f) {
   return rc ? fail(rc, "darray_file_open", darray_errmsg(NULL)) : 0;
 }
 
+/* BT's compute step for dump d: here, filling u with the dump's values,
+ * o->work times. Returns this process's time. */
+static double compute(const options_t *o, bt_t *bt, int d) {
+  double t = MPI_Wtime();
+  for (int r = 0; r < o->work; r++)
+    sweep(bt, d, 0);
+  return MPI_Wtime() - t;
+}
+
+/* Rank 0: print darray_explain()'s line on what overlaps on f. */
+static void say_overlap(darray_file_t f, darray_t a) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (m == NULL)
+    return;
+  int rc = darray_explain(f, a, 1, m);
+  fclose(m);
+  const char *line = rc == 0 ? strstr(text, "nonblocking requests:") : NULL;
+  if (line != NULL)
+    printf("btio: %.*s\n", (int)strcspn(line, "\n"), line);
+  free(text);
+}
+
+/* Blocking writes: compute dump d, write it, next. Returns the time in
+ * darrayio in *t_io, computing in *t_comp. */
+static int write_blocking(const options_t *o, bt_t *bt, darray_file_t f,
+                          darray_t a, double *t_io, double *t_comp) {
+  int rc = 0;
+  for (int d = 0; d < o->dumps && rc == 0; d++) {
+    *t_comp += compute(o, bt, d);
+    rc = one_dump(bt, f, a, d, 1, t_io);
+  }
+  return rc;
+}
+
+/* Nonblocking writes: compute dump d while dump d-1 is written, then wait
+ * for dump d-1 and post dump d. A posted dump's buffer belongs to the
+ * library until its wait, and BT's step updates u in place, so the array
+ * being computed cannot be the dump being written. Waiting before each
+ * compute step would keep one buffer but hide nothing (the compute step is
+ * what the write should hide behind), so the program double-buffers: dump
+ * d is computed into ub[d % 2], and dump d-1's buffer, ub[(d+1) % 2], is
+ * computed into again only after its wait. (A real BT would copy u into
+ * the idle buffer at each dump, or let darray_bwrite() copy it; the closed
+ * form writes every interior value, so it computes there directly.)
+ * Returns the time in darray_iwrite/darray_wait in *t_io. */
+static int write_nonblocking(const options_t *o, bt_t *bt, darray_file_t f,
+                             darray_t a, double *t_io, double *t_comp) {
+  darray_request_t req = DARRAY_REQUEST_NULL;
+  double tw[2] = {0, 0}; /* in darray_wait, in darray_iwrite */
+  int rc = 0;
+  for (int d = 0; d < o->dumps && rc == 0; d++) {
+    bt->u = bt->ub[d % 2];
+    *t_comp += compute(o, bt, d);
+    double t = MPI_Wtime();
+    rc = darray_wait(f, &req); /* dump d-1: ub[(d+1) % 2] is free again */
+    tw[0] += MPI_Wtime() - t;
+    t = MPI_Wtime();
+    if (rc == 0) {
+      darray_set_displacement(a, 40 * bt->n * bt->n * bt->n * (int64_t)d);
+      rc = darray_iwrite(f, a, bt->u, &req);
+    }
+    tw[1] += MPI_Wtime() - t;
+  }
+  double t = MPI_Wtime();
+  int rw = darray_wait(f, &req); /* the last dump (or nothing after a fault) */
+  tw[0] += MPI_Wtime() - t;
+  rc = rc ? rc : rw;
+  bt->u = bt->ub[0];
+  *t_io = tw[0] + tw[1];
+  MPI_Allreduce(MPI_IN_PLACE, t_io, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, tw, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (rc == 0 && bt->rank == 0)
+    printf("btio: in darray_iwrite %.4f s, in darray_wait %.4f s\n", tw[1],
+           tw[0]);
+  return rc ? fail(rc, "darray_iwrite/darray_wait", darray_file_errmsg(f)) : 0;
+}
+
+/* Read every dump back and check it; *bad counts wrong values. */
+static int read_all(const options_t *o, bt_t *bt, darray_file_t f,
+                    darray_t a, double *t_io, int64_t *bad) {
+  int rc = 0;
+  for (int d = 0; d < o->dumps && rc == 0; d++) {
+    clear(bt);
+    rc = one_dump(bt, f, a, d, 0, t_io);
+    if (rc == 0)
+      *bad += sweep(bt, d, 1) + check_ghosts(bt);
+  }
+  return rc;
+}
+
 /* Write (or read and check) every dump; *bad counts wrong values here. */
 static int phase(const options_t *o, bt_t *bt, darray_t a, int write,
                  int64_t *bad) {
   darray_file_t f = NULL;
-  double t = 0;
+  double t = 0, t_comp = 0, t_all;
   int rc = open_file(o, write, &f);
-  for (int d = 0; d < o->dumps && rc == 0; d++) {
-    if (write)
-      sweep(bt, d, 0);
-    else
-      clear(bt);
-    rc = one_dump(bt, f, a, d, write, &t);
-    if (rc == 0 && !write)
-      *bad += sweep(bt, d, 1) + check_ghosts(bt);
-  }
-  if (f != NULL && darray_file_close(&f) != 0 && rc == 0)
-    rc = fail(DARRAY_EIO, "darray_file_close", "");
-  if (rc == 0 && bt->rank == 0)
+  if (rc == 0 && write && o->nonblocking && bt->rank == 0)
+    say_overlap(f, a);
+  MPI_Barrier(MPI_COMM_WORLD);
+  t_all = MPI_Wtime();
+  if (rc == 0 && !write)
+    rc = read_all(o, bt, f, a, &t, bad);
+  else if (rc == 0)
+    rc = o->nonblocking ? write_nonblocking(o, bt, f, a, &t, &t_comp)
+                        : write_blocking(o, bt, f, a, &t, &t_comp);
+  t_all = MPI_Wtime() - t_all;
+  double tm[2] = {t_all, t_comp};
+  MPI_Allreduce(MPI_IN_PLACE, tm, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  int rcl = f != NULL ? darray_file_close(&f) : 0;
+  if (rcl != 0 && rc == 0)
+    rc = fail(rcl, "darray_file_close", darray_file_errmsg(NULL));
+  if (rc == 0 && bt->rank == 0) {
     report(write ? "write" : "read", 40 * bt->n * bt->n * bt->n * o->dumps, t);
+    if (write)
+      printf("btio: write phase %.4f s: compute %.4f s, in darrayio %.4f s\n",
+             tm[0], tm[1], t);
+  }
   return rc;
 }
 
@@ -420,7 +577,13 @@ static int run(const options_t *o, bt_t *bt) {
     bad = check_cells(bt, a);
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   }
-  bt->u = malloc((size_t)(bt->ncells * bt->cell_doubles) * sizeof(double));
+  size_t bytes = (size_t)(bt->ncells * bt->cell_doubles) * sizeof(double);
+  bt->ub[0] = bt->u = malloc(bytes);
+  bt->ub[1] = o->nonblocking ? malloc(bytes) : NULL;
+  if (bt->u == NULL || (o->nonblocking && bt->ub[1] == NULL)) {
+    fprintf(stderr, "btio: rank %d: out of memory for the dumps\n", bt->rank);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   if (rc == 0 && bad == 0 && o->do_write)
     rc = phase(o, bt, a, 1, &bad);
   if (rc == 0 && bad == 0 && o->verify_file)
@@ -433,25 +596,48 @@ static int run(const options_t *o, bt_t *bt) {
                  : "btio: verified %" PRId64 " dumps x %" PRId64
                    "^3 points, OK\n", bad ? bad : (int64_t)o->dumps, bt->n);
   }
-  free(bt->u);
+  free(bt->ub[0]);
+  free(bt->ub[1]);
   darray_free(&a);
   if (bt->rank == 0 && !o->keep)
     remove(o->file);
   return rc ? rc : bad ? 1 : 0;
 }
 
+static const char *thread_level(int provided) {
+  switch (provided) {
+  case MPI_THREAD_MULTIPLE: return "MULTIPLE";
+  case MPI_THREAD_SERIALIZED: return "SERIALIZED";
+  case MPI_THREAD_FUNNELED: return "FUNNELED";
+  default: return "SINGLE";
+  }
+}
+
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  /* Ask for MULTIPLE, so that nonblocking writes run whole in the
+   * background; whatever MPI provides works, the library overlaps less. */
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank, nprocs;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
   options_t o;
   bt_t bt;
-  int rc = parse(argc, argv, &o) ? 2 : bt_setup(&bt, o.n, nprocs, rank) ? 2 : 0;
+  int rc = parse(argc, argv, &o) ? 2 : 0;
+  if (rc == 0 && o.help) {
+    if (rank == 0)
+      usage(argv[0], NULL);
+    MPI_Finalize();
+    return 0;
+  }
+  if (rc == 0 && bt_setup(&bt, o.n, nprocs, rank))
+    rc = 2;
   if (rc == 0 && rank == 0)
     printf("btio: class %c, N=%" PRId64 ", %d dumps, P=%d (q=%d), %" PRId64
-           " bytes\n", o.cls, o.n, o.dumps, nprocs, bt.q,
-           40 * o.n * o.n * o.n * o.dumps);
+           " bytes\nbtio: %s writes (MPI thread level %s)\n", o.cls, o.n,
+           o.dumps, nprocs, bt.q, 40 * o.n * o.n * o.n * o.dumps,
+           o.nonblocking ? "nonblocking" : "blocking",
+           thread_level(provided));
   if (rc == 0)
     rc = run(&o, &bt);
   MPI_Finalize();

@@ -24,6 +24,7 @@
  *                   any other a raw file, as MPI-IO writes it
  *   --keep          do not remove the file
  *   --hints K=V;... hints passed in an MPI_Info (see darray_file_open)
+ *   -h, --help      print the usage and exit 0
  *
  * The array in a .npy/.npz file opens in Python (element (i,j,k) is
  * 7*((i*N + j)*N + k) + the last repetition's number):
@@ -50,20 +51,42 @@ typedef struct options {
   const char *file;
   int keep;
   const char *hints;
+  int help;
 } options_t;
 
+/* The usage line on stderr after a bad option (bad != NULL, returns -1),
+ * or with the option list on stdout for -h/--help. */
 static int usage(const char *prog, const char *bad) {
-  fprintf(stderr, "%s: bad option '%s'\n", prog, bad);
-  fprintf(stderr, "usage: %s [-n N] [-g PxQxR] [--ops write,read] [--reps K]"
-                  " [--file PATH] [--keep] [--hints K=V;...]\n", prog);
+  FILE *out = bad ? stderr : stdout;
+  if (bad)
+    fprintf(out, "%s: bad option '%s'\n", prog, bad);
+  fprintf(out, "usage: %s [-n N] [-g PxQxR] [--ops write,read] [--reps K]"
+               " [--file PATH] [--keep] [--hints K=V;...] [-h|--help]\n",
+          prog);
+  if (!bad)
+    fprintf(out,
+            "  -n N            global size per dimension (default 64)\n"
+            "  -g PxQxR        process grid; 0 entries are chosen (default "
+            "0x0x0)\n"
+            "  --ops LIST      write, read or write,read (default "
+            "write,read)\n"
+            "  --reps K        repetitions of each phase (default 1)\n"
+            "  --file PATH     the file (default ./dist3d.dat, removed at "
+            "the end); .npy or\n"
+            "                  .npz: a NumPy file or archive, else raw\n"
+            "  --keep          do not remove the file\n"
+            "  --hints K=V;... hints passed in an MPI_Info\n"
+            "  -h, --help      this text\n");
   return -1;
 }
 
 static int parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){64, {0, 0, 0}, 1, 1, 1, "dist3d.dat", 0, NULL};
+  *o = (options_t){64, {0, 0, 0}, 1, 1, 1, "dist3d.dat", 0, NULL, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-n") && v) {
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      o->help = 1;
+    } else if (!strcmp(a, "-n") && v) {
       o->n = strtoll(v, NULL, 10);
       i++;
     } else if (!strcmp(a, "-g") && v) {
@@ -250,10 +273,14 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   options_t o;
   int rc = parse(argc, argv, &o);
-  if (rc == 0)
+  if (rc == 0 && o.help) {
+    if (rank == 0)
+      usage(argv[0], NULL);
+  } else if (rc == 0) {
     rc = run(&o, rank);
-  else
+  } else {
     rc = 2;
+  }
   MPI_Finalize();
   return rc;
 }

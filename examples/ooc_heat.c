@@ -15,16 +15,39 @@
  * rank 0 also runs the same computation in core and compares every double
  * of the final file bit for bit.
  *
+ * With --prefetch, the next slab is read with darray_iread_section() while
+ * the current one is computed (two input buffers, used in turn); with
+ * --write-behind, each slab is written with darray_iwrite_section() while
+ * the next one is computed (two output buffers: a buffer is computed into
+ * again only after the wait for its write). Every process posts the same
+ * requests in the same order, and requests on one file take effect in
+ * the order they were posted, so the first slab of the next iteration,
+ * which reads what this iteration wrote (halo rows from the neighbours
+ * included), is posted right after the last write of this one. The values
+ * do not depend on the slab size, so the files are byte-identical to the
+ * blocking run's (test/ooc_heat_small.sh compares them). MPI is
+ * initialized with MPI_Init_thread(MPI_THREAD_MULTIPLE); with a lower
+ * level the library overlaps less, and the program prints what overlaps
+ * (darray_explain()'s "nonblocking requests:" line).
+ *
  * Build: make                       (builds examples/ooc_heat)
  * Run:   mpiexec -n 2 examples/ooc_heat -n 1024 --iters 4 --budget 1m
  *        mpiexec -n 3 examples/ooc_heat -n 96 --iters 3 --budget 8k --verify
+ *        mpiexec -n 2 examples/ooc_heat -n 2048 --budget 4m --prefetch \
+ *                --write-behind
  *
  * Options:
  *   -n N          grid size (default 512)
  *   --iters K     Jacobi iterations (default 4)
  *   --budget B    in-core bytes per process for the slab buffers (default
- *                 256k; suffixes k, m); the library's own temporary memory
+ *                 256k; suffixes k, m): a slab plus two halo rows in, a
+ *                 slab out, each buffer twice with --prefetch (in) and
+ *                 --write-behind (out). The library's own temporary memory
  *                 is capped to the same size by the darray_temp_limit hint
+ *                 (with either option a read and a write may run at once,
+ *                 one per file: each file gets half the budget)
+ *   --prefetch    read the next slab while computing this one
+ *   --write-behind  write each slab while computing the next one
  *   --dir D       directory for the two files (default .)
  *   --verify      compare with an in-core run on rank 0 (small N only)
  *   --keep        keep the two files (the final grid is ooc_heat.K%2.dat
@@ -35,8 +58,10 @@
  * its files are byte-identical to these (test/ooc_f_small.sh).
  *
  * Prints from rank 0: the sizes and the out-of-core ratio (local rows'
- * bytes / budget), then "io X s, compute Y s", the library's largest
- * temporary buffer (checked against the budget), then "ooc_heat: verified"
+ * bytes / budget), the mode and MPI's thread level, then "io X s, compute
+ * Y s" (io: time in darrayio calls, waits included), the library's largest
+ * temporary memory (checked against the budget; with --prefetch or
+ * --write-behind, the sum of both files' peaks), then "ooc_heat: verified"
  * with --verify. Exit 0 on success, 1 on a mismatch, 2 on an error.
  */
 #include "darrayio.h"
@@ -50,6 +75,7 @@ typedef struct opts {
   int64_t n, budget;
   int iters, verify, keep, help;
   const char *dir;
+  int prefetch, write_behind;
 } opts_t;
 
 static int64_t parse_size(const char *s) {
@@ -63,7 +89,7 @@ static int64_t parse_size(const char *s) {
 }
 
 static int parse(int argc, char **argv, opts_t *o) {
-  *o = (opts_t){512, 256 << 10, 4, 0, 0, 0, "."};
+  *o = (opts_t){512, 256 << 10, 4, 0, 0, 0, ".", 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(argv[i], "-n"))
@@ -78,6 +104,10 @@ static int parse(int argc, char **argv, opts_t *o) {
       o->verify = 1;
     else if (!strcmp(argv[i], "--keep"))
       o->keep = 1;
+    else if (!strcmp(argv[i], "--prefetch"))
+      o->prefetch = 1;
+    else if (!strcmp(argv[i], "--write-behind"))
+      o->write_behind = 1;
     else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
       o->help = 1;
     else
@@ -90,18 +120,34 @@ static int parse(int argc, char **argv, opts_t *o) {
 static void usage(const char *prog, int help) {
   FILE *out = help ? stdout : stderr;
   fprintf(out, "usage: %s [-n N] [--iters K] [--budget B] [--dir D] "
-               "[--verify] [--keep] [-h|--help]\n", prog);
+               "[--verify] [--keep] [--prefetch] [--write-behind] "
+               "[-h|--help]\n", prog);
   if (help)
     fprintf(out,
             "  -n N        grid size N x N (default 512, at least 3)\n"
             "  --iters K   Jacobi iterations (default 4)\n"
             "  --budget B  in-core bytes per process (default 256k; "
-            "suffixes k, m)\n"
+            "suffixes k, m), for\n"
+            "              the slab buffers: (slab + 2) rows in, slab rows "
+            "out; with\n"
+            "              --prefetch two input buffers, with --write-behind "
+            "two output\n"
+            "              buffers, so the slabs are thinner. The library's "
+            "temporary\n"
+            "              memory is capped at B as well; with either option "
+            "a read and\n"
+            "              a write may run at once, so each of the two files "
+            "gets B/2\n"
             "  --dir D     directory of the files ooc_heat.0.dat and "
             "ooc_heat.1.dat (default .)\n"
             "  --verify    compare the final file with an in-core run on "
             "rank 0\n"
             "  --keep      keep the two files\n"
+            "  --prefetch  read the next slab (darray_iread_section) while "
+            "computing this one\n"
+            "  --write-behind  write each slab (darray_iwrite_section) "
+            "while computing the\n"
+            "              next one\n"
             "  -h, --help  this text\n");
 }
 
@@ -137,7 +183,11 @@ typedef struct ctx {
   int64_t lo, hi; /* my rows */
   int64_t slab;   /* rows per slab */
   int64_t nslabs; /* the same on every process */
-  double *in, *out;
+  double *in[2], *out[2]; /* [1]: only with --prefetch, --write-behind */
+  /* pending requests, each with the file it was posted on: the read into
+   * the next step's input buffer, the writes from out[0] and out[1] */
+  darray_request_t rreq, wreq[2];
+  darray_file_t rfile, wfile[2];
   double t_io, t_comp;
 } ctx_t;
 
@@ -148,30 +198,139 @@ static int check(int rc, const char *what, darray_file_t f) {
   return rc;
 }
 
-/* Slab k of my rows: read with halo from src, step, write to dst. */
-static int sweep_slab(ctx_t *c, int k, darray_file_t src, darray_file_t dst) {
+/* Slab k of my rows: rows [r0, r1), read with their halo as [first, last).
+ * Past my rows the slab is empty, and the process takes part with empty
+ * sections. */
+typedef struct rows {
+  int64_t r0, r1, first, last;
+} rows_t;
+
+static rows_t slab_rows(const ctx_t *c, int64_t k) {
   int64_t n = c->o->n, r0 = c->lo + k * c->slab;
   int64_t r1 = r0 + c->slab < c->hi ? r0 + c->slab : c->hi;
   if (r0 > r1)
-    r0 = r1; /* past my rows: take part with empty sections */
-  int64_t first = r0 > 0 ? r0 - 1 : 0, last = r1 < n ? r1 + 1 : n;
+    r0 = r1;
+  rows_t r = {r0, r1, r0 > 0 ? r0 - 1 : 0, r1 < n ? r1 + 1 : n};
   if (r0 == r1)
-    first = last = 0;
-  int64_t rs[2] = {first, 0}, rc_[2] = {last - first, n};
-  int64_t ws[2] = {r0, 0}, wc[2] = {r1 - r0, n};
+    r.first = r.last = 0;
+  return r;
+}
+
+/* Step s of the run is slab s % nslabs of iteration s / nslabs; it reads
+ * file it % 2 and writes the other. Its buffers, when there are two, are
+ * used in turn. */
+static darray_file_t src_of(const ctx_t *c, int64_t s) {
+  return c->f[(s / c->nslabs) % 2];
+}
+
+static darray_file_t dst_of(const ctx_t *c, int64_t s) {
+  return c->f[(s / c->nslabs + 1) % 2];
+}
+
+static double *in_of(const ctx_t *c, int64_t s) {
+  return c->in[c->o->prefetch ? s % 2 : 0];
+}
+
+/* Read step s's slab with its halo: posted with --prefetch (completed by
+ * wait_req on c->rreq), else at once. */
+static int read_slab(ctx_t *c, int64_t s) {
+  rows_t r = slab_rows(c, s % c->nslabs);
+  int64_t start[2] = {r.first, 0}, count[2] = {r.last - r.first, c->o->n};
+  darray_file_t src = src_of(c, s);
   double t = MPI_Wtime();
-  int rc = check(darray_read_section(src, c->a, rs, rc_, DARRAY_ORDER_C,
-                                     c->in), "read_section", src);
-  c->t_io += MPI_Wtime() - t;
-  t = MPI_Wtime();
-  step(n, c->in, first, r0, r1, c->out);
-  c->t_comp += MPI_Wtime() - t;
-  t = MPI_Wtime();
-  if (rc == DARRAY_SUCCESS)
-    rc = check(darray_write_section(dst, c->a, ws, wc, DARRAY_ORDER_C,
-                                    c->out), "write_section", dst);
+  int rc;
+  if (c->o->prefetch) {
+    c->rfile = src;
+    rc = check(darray_iread_section(src, c->a, start, count, DARRAY_ORDER_C,
+                                    in_of(c, s), &c->rreq),
+               "iread_section", src);
+  } else {
+    rc = check(darray_read_section(src, c->a, start, count, DARRAY_ORDER_C,
+                                   in_of(c, s)), "read_section", src);
+  }
   c->t_io += MPI_Wtime() - t;
   return rc;
+}
+
+/* Complete a pending request (none: success at once). */
+static int wait_req(ctx_t *c, darray_file_t f, darray_request_t *req,
+                    const char *what) {
+  double t = MPI_Wtime();
+  int rc = *req != DARRAY_REQUEST_NULL ? darray_wait(f, req) : 0;
+  c->t_io += MPI_Wtime() - t;
+  return check(rc, what, f);
+}
+
+/* Write step s's slab from out: posted with --write-behind (its buffer is
+ * waited for before it is computed into again), else at once. */
+static int write_slab(ctx_t *c, int64_t s, const double *out) {
+  rows_t r = slab_rows(c, s % c->nslabs);
+  int64_t start[2] = {r.r0, 0}, count[2] = {r.r1 - r.r0, c->o->n};
+  darray_file_t dst = dst_of(c, s);
+  double t = MPI_Wtime();
+  int rc;
+  if (c->o->write_behind) {
+    c->wfile[s % 2] = dst;
+    rc = check(darray_iwrite_section(dst, c->a, start, count, DARRAY_ORDER_C,
+                                     out, &c->wreq[s % 2]),
+               "iwrite_section", dst);
+  } else {
+    rc = check(darray_write_section(dst, c->a, start, count, DARRAY_ORDER_C,
+                                    out), "write_section", dst);
+  }
+  c->t_io += MPI_Wtime() - t;
+  return rc;
+}
+
+/* Step s of total: read (or finish prefetching) the slab, prefetch the
+ * next one, step, write. The next iteration's first slab reads what this
+ * iteration writes (its own rows and the neighbours' halo rows), so it is
+ * posted only after this iteration's last write: requests on a file take
+ * effect in the order every process posted them. */
+static int sweep_step(ctx_t *c, int64_t s, int64_t total) {
+  int pre = c->o->prefetch, wb = c->o->write_behind;
+  int next_iter = s + 1 < total && (s + 1) % c->nslabs == 0;
+  int rc = pre ? wait_req(c, c->rfile, &c->rreq, "iread_section (wait)")
+               : read_slab(c, s);
+  if (rc == 0 && pre && s + 1 < total && !next_iter)
+    rc = read_slab(c, s + 1);
+  double *out = c->out[wb ? s % 2 : 0];
+  if (rc == 0 && wb) /* out's write, two steps ago, must be done */
+    rc = wait_req(c, c->wfile[s % 2], &c->wreq[s % 2],
+                  "iwrite_section (wait)");
+  rows_t r = slab_rows(c, s % c->nslabs);
+  double t = MPI_Wtime();
+  if (rc == 0)
+    step(c->o->n, in_of(c, s), r.first, r.r0, r.r1, out);
+  c->t_comp += MPI_Wtime() - t;
+  if (rc == 0)
+    rc = write_slab(c, s, out);
+  if (rc == 0 && pre && next_iter)
+    rc = read_slab(c, s + 1);
+  return rc;
+}
+
+/* Complete whatever is still pending (after the last step, or after a
+ * failure that every process saw); returns the first failure. */
+static int drain(ctx_t *c) {
+  int rc = wait_req(c, c->rfile, &c->rreq, "iread_section (wait)");
+  for (int b = 0; b < 2; b++) {
+    int rw = wait_req(c, c->wfile[b], &c->wreq[b], "iwrite_section (wait)");
+    rc = rc ? rc : rw;
+  }
+  return rc;
+}
+
+/* Every iteration, slab by slab. */
+static int sweep_all(ctx_t *c) {
+  int64_t total = (int64_t)c->o->iters * c->nslabs;
+  int rc = 0;
+  if (c->o->prefetch && total > 0)
+    rc = read_slab(c, 0);
+  for (int64_t s = 0; rc == 0 && s < total; s++)
+    rc = sweep_step(c, s, total);
+  int rd = drain(c);
+  return rc ? rc : rd;
 }
 
 /* Write the initial grid, one slab at a time. */
@@ -183,10 +342,10 @@ static int initialize(ctx_t *c) {
     r0 = r0 < r1 ? r0 : r1;
     for (int64_t i = r0; i < r1; i++)
       for (int64_t j = 0; j < n; j++)
-        c->out[(i - r0) * n + j] = initial(n, i, j);
+        c->out[0][(i - r0) * n + j] = initial(n, i, j);
     int64_t s[2] = {r0, 0}, cnt[2] = {r1 - r0, n};
     int rc = darray_write_section(c->f[0], c->a, s, cnt, DARRAY_ORDER_C,
-                                  c->out);
+                                  c->out[0]);
     if (check(rc, "initial write", c->f[0]))
       return rc;
   }
@@ -220,6 +379,40 @@ static int verify(const opts_t *o, const char *path) {
   return bad == 0 ? 0 : 1;
 }
 
+/* The library's temporary memory per file: the budget, or half of it when
+ * a call on each file may run at once (a background read of one and a
+ * write of the other). */
+static int64_t lib_limit(const opts_t *o) {
+  return o->prefetch || o->write_behind ? o->budget / 2 : o->budget;
+}
+
+/* Rank 0: say how slabs move, and darray_explain()'s line on what
+ * overlaps. */
+static void say_mode(const ctx_t *c, int provided) {
+  static const char *const level[] = {"SINGLE", "FUNNELED", "SERIALIZED",
+                                      "MULTIPLE"};
+  int l = provided == MPI_THREAD_MULTIPLE     ? 3
+          : provided == MPI_THREAD_SERIALIZED ? 2
+          : provided == MPI_THREAD_FUNNELED   ? 1
+                                              : 0;
+  printf("ooc_heat: %s reads, %s writes (MPI thread level %s)\n",
+         c->o->prefetch ? "prefetched" : "blocking",
+         c->o->write_behind ? "write-behind" : "blocking", level[l]);
+  if (!c->o->prefetch && !c->o->write_behind)
+    return;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (m == NULL)
+    return;
+  int rc = darray_explain(c->f[0], c->a, 1, m);
+  fclose(m);
+  const char *line = rc == 0 ? strstr(text, "nonblocking requests:") : NULL;
+  if (line != NULL)
+    printf("ooc_heat: %.*s\n", (int)strcspn(line, "\n"), line);
+  free(text);
+}
+
 static int setup(ctx_t *c, int rank, int nprocs, char paths[2][512]) {
   const opts_t *o = c->o;
   int64_t g[2] = {o->n, o->n};
@@ -237,18 +430,22 @@ static int setup(ctx_t *c, int rank, int nprocs, char paths[2][512]) {
   darray_local_shape(c->a, 0, shape);
   c->lo = start[0];
   c->hi = start[0] + shape[0];
-  /* budget: a slab with two halo rows in, a slab out */
-  c->slab = (o->budget / (8 * o->n) - 2) / 2;
+  /* budget: nin buffers of a slab with two halo rows in, nout of a slab
+   * out (two of a kind while one is in flight and the other in use) */
+  int nin = o->prefetch ? 2 : 1, nout = o->write_behind ? 2 : 1;
+  c->slab = (o->budget / (8 * o->n) - 2 * nin) / (nin + nout);
   if (c->slab < 1)
     c->slab = 1;
   int64_t rows = (o->n + nprocs - 1) / nprocs;
   c->nslabs = (rows + c->slab - 1) / c->slab;
-  c->in = malloc((size_t)((c->slab + 2) * o->n * 8));
-  c->out = malloc((size_t)(c->slab * o->n * 8));
+  for (int b = 0; b < nin; b++)
+    c->in[b] = malloc((size_t)((c->slab + 2) * o->n * 8));
+  for (int b = 0; b < nout; b++)
+    c->out[b] = malloc((size_t)(c->slab * o->n * 8));
   MPI_Info info;
   MPI_Info_create(&info);
   char v[32];
-  snprintf(v, sizeof v, "%" PRId64, o->budget); /* cap library memory */
+  snprintf(v, sizeof v, "%" PRId64, lib_limit(o)); /* cap library memory */
   MPI_Info_set(info, "darray_temp_limit", v);
   for (int k = 0; k < 2 && rc == 0; k++) {
     snprintf(paths[k], 512, "%s/ooc_heat.%d.dat", o->dir, k);
@@ -268,7 +465,10 @@ static int setup(ctx_t *c, int rank, int nprocs, char paths[2][512]) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  /* MULTIPLE lets nonblocking requests run whole in the background; any
+   * level works, with less overlap (say_mode prints what overlaps) */
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   int rank, nprocs, rc = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -283,27 +483,31 @@ int main(int argc, char **argv) {
     return usage_err ? 2 : 0;
   }
   rc = setup(&c, rank, nprocs, paths);
+  if (rc == 0 && rank == 0)
+    say_mode(&c, provided);
   if (rc == 0)
     rc = initialize(&c);
-  for (int it = 0; rc == 0 && it < o.iters; it++)
-    for (int k = 0; rc == 0 && k < c.nslabs; k++)
-      rc = sweep_slab(&c, k, c.f[it % 2], c.f[(it + 1) % 2]);
+  if (rc == 0)
+    rc = sweep_all(&c);
   double t[2] = {c.t_io, c.t_comp};
   MPI_Allreduce(MPI_IN_PLACE, t, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  /* the library's temporary memory stayed within the budget */
-  int64_t peak = 0;
+  /* the library's temporary memory stayed within the budget: one call at a
+   * time (the largest peak), or one per file at once (the sum) */
+  int64_t peak = 0, overlap = o.prefetch || o.write_behind;
   for (int k = 0; k < 2 && c.f[k] != NULL; k++) {
     darray_stats_t st;
-    if (darray_file_get_stats(c.f[k], &st) == DARRAY_SUCCESS &&
-        st.peak_temp_bytes > peak)
-      peak = st.peak_temp_bytes;
+    if (darray_file_get_stats(c.f[k], &st) == DARRAY_SUCCESS)
+      peak = overlap ? peak + st.peak_temp_bytes
+                     : st.peak_temp_bytes > peak ? st.peak_temp_bytes : peak;
   }
   MPI_Allreduce(MPI_IN_PLACE, &peak, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   darray_file_close(&c.f[0]);
   darray_file_close(&c.f[1]);
   darray_free(&c.a);
-  free(c.in);
-  free(c.out);
+  for (int b = 0; b < 2; b++) {
+    free(c.in[b]);
+    free(c.out[b]);
+  }
   int result = rc != 0 ? 2 : 0;
   if (rank == 0 && rc == 0) {
     printf("io %.4f s, compute %.4f s\n", t[0], t[1]);

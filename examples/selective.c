@@ -30,6 +30,7 @@
  *   --order O         advisor (default), C or F: the storage order
  *   --dir DIR         where the file goes (default .)
  *   --keep            do not remove the file
+ *   -h, --help        print the usage and exit 0
  *
  * Prints, from rank 0, the advisor's choice, one line per mode with the
  * total read time of each consumer, and the ratios to auto; then
@@ -55,20 +56,41 @@ typedef struct options {
   char order; /* 'a' advisor, 'C', 'F' */
   const char *dir;
   int keep;
+  int help;
 } options_t;
 
+/* The usage line on stderr after a bad option (bad != NULL, returns -1),
+ * or with the option list on stdout for -h/--help. */
 static int usage(const char *prog, const char *bad) {
-  fprintf(stderr, "%s: bad option '%s'\n", prog, bad);
-  fprintf(stderr, "usage: %s [-n N] [--reps R] [--weights WR,WC] "
-                  "[--order advisor|C|F] [--dir DIR] [--keep]\n", prog);
+  FILE *out = bad ? stderr : stdout;
+  if (bad)
+    fprintf(out, "%s: bad option '%s'\n", prog, bad);
+  fprintf(out, "usage: %s [-n N] [--reps R] [--weights WR,WC] "
+               "[--order advisor|C|F] [--dir DIR] [--keep] [-h|--help]\n",
+          prog);
+  if (!bad)
+    fprintf(out,
+            "  -n N             rows and columns (default 1024)\n"
+            "  --reps R         repetitions of the consumers' reads "
+            "(default 2)\n"
+            "  --weights WR,WC  reads of rows and cols per repetition, "
+            "and their weights\n"
+            "                   for the storage advisor (default 3,1)\n"
+            "  --order O        advisor (default), C or F: the storage "
+            "order\n"
+            "  --dir DIR        where the file goes (default .)\n"
+            "  --keep           do not remove the file\n"
+            "  -h, --help       this text\n");
   return -1;
 }
 
 static int parse(int argc, char **argv, options_t *o) {
-  *o = (options_t){1024, 2, {3, 1}, 'a', ".", 0};
+  *o = (options_t){1024, 2, {3, 1}, 'a', ".", 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-n") && v) {
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      o->help = 1;
+    } else if (!strcmp(a, "-n") && v) {
       o->n = strtoll(v, NULL, 10);
       i++;
     } else if (!strcmp(a, "--reps") && v) {
@@ -252,6 +274,12 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   options_t o;
   int rc = parse(argc, argv, &o) ? 2 : 0;
+  if (rc == 0 && o.help) {
+    if (rank == 0)
+      usage(argv[0], NULL);
+    MPI_Finalize();
+    return 0;
+  }
   char path[1024];
   int perm[2];
   if (rc == 0) {

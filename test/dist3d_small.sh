@@ -9,6 +9,7 @@
 # a row-major N^3 array of 4-byte integers (host byte order) in which
 # element e (= (i*N + j)*N + k) holds 7*e, the example's value in its
 # first repetition. od prints the integers, awk compares each with 7*e.
+# -h and --help must print the usage and exit 0.
 #
 # Exit status: 0, 1 on failure, 77 (skip) when the wrapper finds no MPI
 # launcher.
@@ -49,6 +50,18 @@ check_file() {
 }
 
 status=0
+# -h and --help print the usage on stdout and exit 0.
+for h in -h --help; do
+  out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$top/examples/dist3d" $h)
+  rc=$?
+  [ $rc -eq 77 ] && exit 77
+  if [ $rc -ne 0 ] || ! printf '%s\n' "$out" | grep -q "^usage: .*dist3d"
+  then
+    echo "== dist3d: $h: exit status $rc, output:"
+    printf '%s\n' "$out"
+    status=1
+  fi
+done
 for np in ${DARRAY_TEST_NP:-1 2 3 4}; do
   rm -f "$file"
   DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$top/examples/dist3d" -n $n \

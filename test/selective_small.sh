@@ -14,7 +14,8 @@
 # MPI's launcher's as much as the machine's (Open MPI binds each process to
 # one core, and a process bound to one core counts one), so the test gives
 # the cost of a core per process, through DARRAYIO_HINTS, and checks what
-# the planner promises for it.
+# the planner promises for it. -h and --help must print the usage and
+# exit 0.
 
 top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
 wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
@@ -23,6 +24,19 @@ case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}
 mkdir -p "$tmp" || exit 99
 out="$tmp/selective_small.out"
+
+# -h and --help print the usage on stdout and exit 0.
+for h in -h --help; do
+  help=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$top/examples/selective" $h)
+  rc=$?
+  [ $rc -eq 77 ] && exit 77
+  if [ $rc -ne 0 ] ||
+     ! printf '%s\n' "$help" | grep -q "^usage: .*selective"; then
+    echo "selective_small.sh: $h: exit status $rc, output:"
+    printf '%s\n' "$help"
+    exit 1
+  fi
+done
 
 DARRAY_TEST_NP=${DARRAY_TEST_NP:-2}
 DARRAYIO_HINTS=darray_cb_cycle_ns=10000
