@@ -137,7 +137,8 @@ typedef struct bench {
   int thread_level; /* provided by MPI_Init_thread */
   double *work;      /* --compute: the rank's own array the loop sweeps */
   int64_t work_n;
-  int64_t sweeps;    /* --compute: sweeps per compute phase (calibrated) */
+  int64_t sweeps;    /* --compute: elements swept per compute phase
+                        (calibrated) */
 } bench_t;
 
 /* A method. Stretch methods move a file-order stretch of each step instead

@@ -383,8 +383,8 @@ static void header(const bench_t *b) {
          : b->thread_level == MPI_THREAD_FUNNELED   ? "funneled"
                                                     : "single");
   if (b->o.compute > 0)
-    printf(" compute=%gs (%lld sweeps of %lld doubles)", b->o.compute,
-           (long long)b->sweeps, (long long)b->work_n);
+    printf(" compute=%gs (%lld element updates over %lld doubles)",
+           b->o.compute, (long long)b->sweeps, (long long)b->work_n);
   if (b->o.fsync)
     printf(" fsync=yes");
   printf("\n");

@@ -39,8 +39,7 @@ struct async_file {
   int mode; /* DARRAY_ASYNC_THREAD, _FILES or _NONE */
   pthread_mutex_t mu;
   pthread_cond_t work, done;
-  bool thread_on, stop;
-  pthread_t thread;
+  bool thread_on, stop, finished; /* finished: its thread let it go */
   async_req_t *head, *tail; /* posted, not yet collected, in post order */
   int queued;               /* requests with work for the thread */
   uint32_t seq;
@@ -89,7 +88,9 @@ static int execute(int mode, xcall_t *c, bool sync) {
   return darray__xcall_end(c, rc);
 }
 
-static void *io_thread(void *arg) {
+/* The file's thread (async_pool.c): its requests, first come first
+ * served, until the file closes. */
+static void serve(void *arg) {
   async_file_t *q = arg;
   pthread_mutex_lock(&q->mu);
   for (;;) {
@@ -108,15 +109,26 @@ static void *io_thread(void *arg) {
     q->queued--;
     pthread_cond_broadcast(&q->done);
   }
+  q->finished = true; /* the last touch of q */
+  pthread_cond_broadcast(&q->done);
   pthread_mutex_unlock(&q->mu);
-  return NULL;
+}
+
+/* Let the file's thread go back to the pool (at close). */
+static void let_go(async_file_t *q) {
+  pthread_mutex_lock(&q->mu);
+  q->stop = true;
+  pthread_cond_signal(&q->work);
+  while (!q->finished)
+    pthread_cond_wait(&q->done, &q->mu);
+  pthread_mutex_unlock(&q->mu);
 }
 
 /* Give the thread r (started at the first request that needs it); false
  * when no thread can be started: the caller runs r itself. */
 static bool hand_over(async_file_t *q, async_req_t *r) {
   if (!q->thread_on) {
-    if (pthread_create(&q->thread, NULL, io_thread, q) != 0)
+    if (darray__pool_start(serve, q) != 0)
       return false;
     q->thread_on = true;
   }
@@ -618,13 +630,8 @@ int darray__async_finish(darray_file_t f, bool collect_all, char *msg) {
   }
   if (!collect_all)
     return res;
-  if (q->thread_on) {
-    pthread_mutex_lock(&q->mu);
-    q->stop = true;
-    pthread_cond_signal(&q->work);
-    pthread_mutex_unlock(&q->mu);
-    pthread_join(q->thread, NULL);
-  }
+  if (q->thread_on)
+    let_go(q);
   if (q->mode == DARRAY_ASYNC_FILES)
     MPI_Comm_free(&q->end_comm);
   pthread_mutex_destroy(&q->mu);
@@ -646,11 +653,9 @@ void darray__async_drop(darray_file_t f) {
     q->stop = true;
     pthread_cond_signal(&q->work);
     pthread_mutex_unlock(&q->mu);
-    if (busy) { /* inside MPI, perhaps for ever: not joined */
-      pthread_detach(q->thread);
+    if (busy) /* inside MPI, perhaps for ever: q stays its */
       return;
-    }
-    pthread_join(q->thread, NULL);
+    let_go(q);
   }
   while (q->head != NULL)
     release(q, q->head);

@@ -57,6 +57,10 @@ DARRAY_HIDDEN int darray__async_mode(const struct darray_file_s *f);
 /* What darray_explain says about nonblocking requests on f. */
 DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
 
+/* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or
+ * a new one; it returns to the pool when serve returns. -1: no thread. */
+DARRAY_HIDDEN int darray__pool_start(void (*serve)(void *), void *q);
+
 /* The final agreement of a request as a nonblocking collective: the same
  * result everywhere (the most negative code), and the failing process's
  * message sent to the others, as darray__agree does (error.c). */
