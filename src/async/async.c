@@ -39,7 +39,7 @@ struct async_file {
   int mode; /* DARRAY_ASYNC_THREAD, _FILES or _NONE */
   pthread_mutex_t mu;
   pthread_cond_t work, done;
-  bool thread_on, stop, finished; /* finished: its thread let it go */
+  bool thread_on, stop;
   async_req_t *head, *tail; /* posted, not yet collected, in post order */
   int queued;               /* requests with work for the thread */
   uint32_t seq;
@@ -109,8 +109,6 @@ static void serve(void *arg) {
     q->queued--;
     pthread_cond_broadcast(&q->done);
   }
-  q->finished = true; /* the last touch of q */
-  pthread_cond_broadcast(&q->done);
   pthread_mutex_unlock(&q->mu);
 }
 
@@ -119,9 +117,8 @@ static void let_go(async_file_t *q) {
   pthread_mutex_lock(&q->mu);
   q->stop = true;
   pthread_cond_signal(&q->work);
-  while (!q->finished)
-    pthread_cond_wait(&q->done, &q->mu);
   pthread_mutex_unlock(&q->mu);
+  darray__pool_wait(q); /* then nothing touches q but the caller */
 }
 
 /* Give the thread r (started at the first request that needs it); false

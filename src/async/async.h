@@ -60,6 +60,9 @@ DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
 /* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or
  * a new one; it returns to the pool when serve returns. -1: no thread. */
 DARRAY_HIDDEN int darray__pool_start(void (*serve)(void *), void *q);
+/* Wait until no thread serves q any more (serve(q) has returned): then q
+ * may be freed. */
+DARRAY_HIDDEN void darray__pool_wait(const void *q);
 
 /* The final agreement of a request as a nonblocking collective: the same
  * result everywhere (the most negative code), and the failing process's

@@ -21,11 +21,13 @@ typedef struct worker {
   pthread_cond_t cv;
   void (*serve)(void *);
   void *q; /* what it serves now; NULL: idle */
-  struct worker *next;
+  struct worker *next, *next_all;
 } worker_t;
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_back = PTHREAD_COND_INITIALIZER;
 static worker_t *idle; /* the pool: idle workers */
+static worker_t *all;  /* every worker */
 
 static void *worker_main(void *arg) {
   worker_t *w = arg;
@@ -36,11 +38,12 @@ static void *worker_main(void *arg) {
     void *q = w->q;
     void (*serve)(void *) = w->serve;
     pthread_mutex_unlock(&pool_mu);
-    serve(q); /* until the file lets it go */
+    serve(q); /* until the file lets it go; its last touch of q */
     pthread_mutex_lock(&pool_mu);
     w->q = NULL;
     w->next = idle;
     idle = w;
+    pthread_cond_broadcast(&pool_back);
   }
   return NULL;
 }
@@ -69,5 +72,22 @@ int darray__pool_start(void (*serve)(void *), void *q) {
     return -1;
   }
   pthread_detach(w->t);
+  pthread_mutex_lock(&pool_mu);
+  w->next_all = all;
+  all = w;
+  pthread_mutex_unlock(&pool_mu);
   return 0;
+}
+
+void darray__pool_wait(const void *q) {
+  pthread_mutex_lock(&pool_mu);
+  for (;;) {
+    const worker_t *w = all;
+    while (w != NULL && w->q != q)
+      w = w->next_all;
+    if (w == NULL)
+      break;
+    pthread_cond_wait(&pool_back, &pool_mu);
+  }
+  pthread_mutex_unlock(&pool_mu);
 }
