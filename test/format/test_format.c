@@ -22,6 +22,11 @@
  *    dimension) reads every element back, with darray_verify_crc on;
  *    darray_verify passes, and fails with DARRAY_ECRC naming the member
  *    after one data byte is flipped.
+ * The .npz archive is also written by nonblocking calls (darray_iwrite of
+ * "u", darray_bwrite_section of "w", completed by darray_wait_all before
+ * the close), once per way requests run (darray_async = thread, files,
+ * none; MPI at MPI_THREAD_MULTIPLE), and checked by the same oracles; its
+ * member "u" is read back by darray_iread with darray_verify_crc on.
  * Files written by numpy.save / numpy.savez are read back the same way,
  * and a numpy.savez_compressed archive gives DARRAY_ENOTSUP on every rank.
  * Refusals (bad suffix, mode, names, element type, ranks disagreeing, an
@@ -173,6 +178,69 @@ static void write_all(const fcase_t *c, const char *base) {
   darray_free(&w);
   if (info != MPI_INFO_NULL)
     MPI_Info_free(&info);
+}
+
+/* The .npz archive again, by nonblocking calls under darray_async=mode:
+ * "w" by a buffered section write (read back for its CRC at close), "u"
+ * by darray_iwrite; both completed by one darray_wait_all. */
+static void write_npz_nb(const fcase_t *c, const char *path,
+                         const char *mode) {
+  char h[256];
+  snprintf(h, sizeof h, "%s%sdarray_async=%s", c->hints ? c->hints : "",
+           c->hints && c->hints[0] ? ";" : "", mode);
+  MPI_Info info = tu_info(h);
+  darray_t a = describe(c, c->dist, c->dargs, c->ghost);
+  int64_t wg[1] = {5};
+  darray_t w = NULL;
+  TU_OK(darray_create(MPI_COMM_WORLD, 1, wg, DARRAY_INT8, &w));
+  TU_OK(darray_commit(w));
+  char *buf = local_buf(a), wbuf[5] = {1, 2, 3, 4, 5};
+  fill(c, a, buf, false);
+  darray_file_t f = NULL;
+  int fmode = DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC;
+  darray_request_t req[2];
+  int codes[2] = {-1, -1};
+  TU_OK(darray_dataset_open(MPI_COMM_WORLD, path, fmode, info, &f));
+  TU_OK(darray_define(f, "w", w));
+  TU_OK(darray_define(f, "u", a));
+  TU_OK(darray_bwrite_section(f, w, (int64_t[]){0},
+                              (int64_t[]){tu_rank() == 0 ? 5 : 0},
+                              DARRAY_ORDER_C, wbuf, &req[0]));
+  memset(wbuf, 0, sizeof wbuf); /* copied when posted */
+  TU_OK(darray_iwrite(f, a, buf, &req[1]));
+  TU_OK(darray_wait_all(f, 2, req, codes));
+  TU_EQ_CODE(codes[0], DARRAY_SUCCESS);
+  TU_EQ_CODE(codes[1], DARRAY_SUCCESS);
+  TU_OK(darray_file_close(&f));
+  free(buf);
+  darray_free(&a);
+  darray_free(&w);
+  if (info != MPI_INFO_NULL)
+    MPI_Info_free(&info);
+}
+
+/* Member "u" read back by darray_iread with its CRC checked. */
+static void reread_nb(const fcase_t *c, const char *path, const char *mode) {
+  char h[96];
+  snprintf(h, sizeof h, "darray_verify_crc=enable;darray_async=%s", mode);
+  MPI_Info info = tu_info(h);
+  darray_file_t f = NULL;
+  if (!TU_OK(darray_dataset_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDONLY,
+                                 info, &f))) {
+    MPI_Info_free(&info);
+    return;
+  }
+  darray_t b = describe(c, c->dist, c->dargs, 0);
+  char *buf = local_buf(b);
+  darray_request_t r;
+  TU_OK(darray_define(f, "u", b));
+  TU_OK(darray_iread(f, b, buf, &r));
+  TU_OK(darray_wait(f, &r));
+  TU_EQ_I64(fill(c, b, buf, true), 0);
+  TU_OK(darray_file_close(&f));
+  free(buf);
+  darray_free(&b);
+  MPI_Info_free(&info);
 }
 
 /* The member "u" of a reopened dataset, checked against the case. */
@@ -455,7 +523,7 @@ static bool numpy_present(void) {
 }
 
 int main(int argc, char **argv) {
-  tu_init(&argc, &argv);
+  int level = tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
   char base[512], path[600], raw[600], py[600];
   if (tu_tmpname(base, sizeof base, "darray_format") == NULL)
     return tu_finish();
@@ -473,6 +541,15 @@ int main(int argc, char **argv) {
     reread(c, path, raw, true);
     if (numpy && tu_rank() == 0)
       python_check(c, base, py);
+    static const char *const modes[] = {"thread", "files", "none"};
+    for (int m = level >= MPI_THREAD_MULTIPLE ? 0 : 1; i < 3 && m < 3; m++) {
+      char nb[600];
+      snprintf(nb, sizeof nb, "%s_nb.npz", base);
+      write_npz_nb(c, nb, modes[m]);
+      reread(c, nb, raw, true);
+      reread_nb(c, nb, modes[m]);
+      tu_remove(nb);
+    }
     if (i == NCASES - 1)
       damaged(c, path);
     MPI_Barrier(MPI_COMM_WORLD);
