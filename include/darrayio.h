@@ -50,6 +50,17 @@
  *  - Offsets, sizes and counts are 64-bit.
  *  - The library never aborts and never prints, except darray_explain-style
  *    functions that print on request.
+ *  - Threads: handles are not shared between threads without the caller's
+ *    own synchronization. Calls on one file handle (and on the arrays used
+ *    with it) are made from one thread at a time; different file and array
+ *    handles may be used from different threads at once when MPI was
+ *    initialized with MPI_THREAD_MULTIPLE (a collective call on a handle
+ *    calls MPI on that handle's own duplicated communicator only). The
+ *    query functions on a committed array, darray_strerror(),
+ *    darray_err_name() and the version calls may be called from any thread
+ *    at any time. The library's own threads (nonblocking requests, see
+ *    "Nonblocking reads and writes") call MPI only under
+ *    MPI_THREAD_MULTIPLE, and never call back into the program.
  */
 #ifndef DARRAYIO_H
 #define DARRAYIO_H
