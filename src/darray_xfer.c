@@ -373,11 +373,35 @@ int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
   if (c->rc0 == DARRAY_SUCCESS)
     c->rc0 = common_args(&c->x);
   darray__io_call_init(&c->x.io, &f->io, &c->x.stats);
+  c->number = ++f->ncalls;
+  c->t0 = MPI_Wtime();
   return DARRAY_SUCCESS;
 }
 
+/* Every process's bytes in the call: the array's, or the sum of the
+ * gathered boxes' (0 when the sum overflows: only a message uses it). */
+static int64_t call_bytes(const xcall_t *c) {
+  const darray_desc_t *d = &c->view.d;
+  int nd = d->ndims, P = d->nprocs;
+  int64_t total = 0, n;
+  for (int r = 0; r < (c->section ? P : 1); r++) {
+    n = d->esize;
+    for (int k = 0; k < nd; k++) {
+      int64_t e = c->section ? c->x.boxes[2 * nd * r + nd + k] : d->gsizes[k];
+      if (!darray__mul_ok(n, e, &n))
+        return 0;
+    }
+    if (!darray__add_ok(total, n, &total))
+      return 0;
+  }
+  return total;
+}
+
 int darray__xcall_begin(xcall_t *c) {
-  return xfer_begin(&c->x, region_of(c), c->rc0);
+  int rc = xfer_begin(&c->x, region_of(c), c->rc0);
+  if (rc == DARRAY_SUCCESS && verbose())
+    c->bytes = call_bytes(c);
+  return rc;
 }
 
 int darray__xcall_run(xcall_t *c) { return c->x.strategy->run(&c->x); }
@@ -405,8 +429,16 @@ int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
 }
 
 int darray__xcall_after(xcall_t *c, int rc) {
-  return darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
-                              c->x.write, !c->section, rc, c->x.msg);
+  rc = darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
+                            c->x.write, !c->section, rc, c->x.msg);
+  if (verbose() && c->view.rank == 0)
+    fprintf(stderr, "darrayio: call %lld on file %llu: %s: %s, %lld bytes, "
+            "%.6f s, strategy %s\n", (long long)c->number,
+            (unsigned long long)c->x.f->id, darray__xcall_name(c),
+            rc == DARRAY_SUCCESS ? "done" : darray_err_name(rc),
+            (long long)c->bytes, MPI_Wtime() - c->t0,
+            c->x.strategy != NULL ? c->x.strategy->name : "none");
+  return rc;
 }
 
 int darray__xcall_end(xcall_t *c, int rc) {

@@ -15,6 +15,8 @@ typedef struct darray_file_s {
   darray_hints_t hints;
   bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
   uint64_t id;        /* unique in the process (darray__next_id) */
+  int64_t ncalls;     /* read and write calls posted so far (their number
+                         in DARRAYIO_VERBOSE's lines) */
   /* the planner's whole-array decisions on this file, per operation
    * (read, write) for the last DARRAY_PLAN_MEMO arrays used with it
    * (darray_xfer.c): a committed array and the file's hints never change,

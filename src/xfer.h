@@ -35,6 +35,11 @@ typedef struct xcall {
   bool section;   /* g holds the region */
   region_t g;
   int rc0;        /* the local checks' result, agreed on by begin */
+  /* DARRAYIO_VERBOSE: the call's number on its file, when it was made,
+   * and the bytes it moves (every process's) */
+  int64_t number;
+  double t0;
+  int64_t bytes;
 } xcall_t;
 
 /* setup: c gets the call; returns what the handles' checks say (a bad
@@ -51,7 +56,9 @@ DARRAY_HIDDEN int darray__xcall_run(xcall_t *c);
  * begin failed, and every process knows it). */
 DARRAY_HIDDEN int darray__xcall_end_local(xcall_t *c, int rc, bool *agree);
 /* after the agreement on rc: a dataset's member (collective for a
- * verified read, darray__format_after_collective) */
+ * verified read, darray__format_after_collective); the call's last step,
+ * where DARRAYIO_VERBOSE=1 has rank 0 print the call's number, bytes,
+ * time and strategy */
 DARRAY_HIDDEN int darray__xcall_after(xcall_t *c, int rc);
 /* end_local, the agreement on the file's communicator, after */
 DARRAY_HIDDEN int darray__xcall_end(xcall_t *c, int rc);

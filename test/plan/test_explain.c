@@ -20,6 +20,8 @@
  */
 #include "testutil.h"
 
+#include <unistd.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +403,56 @@ static void decision_per_array(const char *path) {
   darray_file_close(&f);
 }
 
+/* DARRAYIO_VERBOSE=1: rank 0 says, after every read or write call, its
+ * number on the file, what it moved (every process's bytes, from the
+ * description: a whole 8 x 8 array of int32, a section per process) and
+ * the strategy. Rank 0's stderr goes to a file meanwhile. */
+static void verbose_lines(const char *path) {
+  char log[600];
+  snprintf(log, sizeof log, "%s.verbose", path);
+  darray_t a = make(CYCLIC, DARRAY_ORDER_C, 8);
+  int32_t buf[64] = {0};
+  int64_t st[2] = {0, 0}, ct[2] = {tu_rank() == 0 ? 2 : 0, 8};
+  int saved = -1;
+  fflush(stderr);
+  if (tu_rank() == 0) {
+    saved = dup(2);
+    FILE *to = fopen(log, "w");
+    if (TU_CHECK(to != NULL)) {
+      dup2(fileno(to), 2);
+      fclose(to);
+    }
+  }
+  setenv("DARRAYIO_VERBOSE", "1", 1);
+  darray_file_t g;
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR,
+                         MPI_INFO_NULL, &g));
+  TU_OK(darray_write(g, a, buf));
+  TU_OK(darray_read_section(g, a, st, ct, DARRAY_ORDER_C, buf));
+  TU_OK(darray_file_close(&g));
+  unsetenv("DARRAYIO_VERBOSE");
+  fflush(stderr);
+  if (tu_rank() == 0 && saved >= 0) {
+    dup2(saved, 2);
+    close(saved);
+    int64_t n = 0;
+    unsigned char *text = tu_read_file(log, &n);
+    if (TU_CHECK(text != NULL)) {
+      char *t = realloc(text, (size_t)n + 1);
+      t[n] = '\0';
+      TU_CONTAINS(t, "darrayio: call 1 on file ");
+      TU_CONTAINS(t, ": darray_write: done, 256 bytes, ");
+      TU_CONTAINS(t, "darrayio: call 2 on file ");
+      TU_CONTAINS(t, ": darray_read_section: done, 64 bytes, ");
+      TU_CONTAINS(t, " s, strategy ");
+      free(t);
+    }
+    remove(log);
+  }
+  darray_free(&a);
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   char path[512];
@@ -448,6 +500,7 @@ int main(int argc, char **argv) {
     }
     darray_free(&a);
   }
+  verbose_lines(path);
   TU_EQ_CODE(darray_explain(f, NULL, 1, stdout), DARRAY_EBADHANDLE);
   darray_file_close(&f);
   tu_remove(path);
