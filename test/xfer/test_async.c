@@ -367,6 +367,26 @@ static void errors(const char *dir, const char *mode) {
     TU_EQ_CODE(darray_wait(h, &r), DARRAY_EIO);
     TU_CONTAINS(darray_file_errmsg(h), "darray_file_isync");
     darray_file_close(&h);
+    /* a write failing in the background on the last rank: every rank's
+     * wait returns it, with that rank's message; the next request on the
+     * file still works */
+    snprintf(fault, sizeof fault, "op=write,error=EIO,rank=%d", last);
+    setenv("DARRAYIO_FAULT", fault, 1);
+    h = open_file(path, "darray_strategy=direct", mode);
+    unsetenv("DARRAYIO_FAULT");
+    a = make_array(disp_of(0));
+    TU_OK(darray_iwrite(h, a, buf, &r));
+    TU_EQ_CODE(darray_wait(h, &r), DARRAY_EIO);
+    if (tu_rank() != last) {
+      char want[64];
+      snprintf(want, sizeof want, "failed on rank %d: ", last);
+      TU_CONTAINS(darray_file_errmsg(h), want);
+    }
+    TU_CONTAINS(darray_file_errmsg(h), "input/output error");
+    TU_OK(darray_iwrite(h, a, buf, &r));
+    TU_OK(darray_wait(h, &r));
+    darray_file_close(&h);
+    darray_free(&a);
   }
   /* close completes pending requests */
   a = make_array(disp_of(0));
