@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! darrayio.F90 - the Fortran interface of darrayio: module darrayio.
 !
 ! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113

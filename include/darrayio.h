@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ */
 /**
  * \file darrayio.h
  * \brief darrayio: read and write distributed arrays with MPI, fast.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * stats.c - darray_file_stats_summary: a file's I/O counters summed and
  * maximized over its processes, in two reductions and one agreement.
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_stats.c - darray_file_stats_summary (run at 1-4 processes):
  *  (a) after writes and reads in which the processes' counters differ
  *      (one aggregator does all the file I/O; rank 0 resets its counters

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! test_fortran_api.F90 - every call of module darrayio, at 1-4 processes.
 !
 ! The oracle is closed form: element (i, j, k) of the global array (1-based
