@@ -27,6 +27,9 @@
 #   --patterns   ';'-separated darrayio-bench pattern options, replacing the
 #                default matrix
 # Needs mpiexec on PATH (MPIEXEC overrides it).
+#
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
 set -e
 np=2
 runs=5

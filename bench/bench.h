@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench.h - darrayio-bench: shared types of the benchmark's files.
  *
  *   darrayio-bench.c  main: options, the loop over methods, runs and phases

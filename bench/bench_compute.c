@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_compute.c - the compute phase of --compute: a real loop over the
  * rank's own array, not a sleep, so that an I/O thread competes with it
  * for the cores as it would with a real program's. Each sweep is a

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_data.c - the values the benchmark writes, and the checks.
  *
  * Every element's value is a closed form of its index in the file (dumps

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_methods.c - the ways of moving one pattern's bytes.
  *
  *   darrayio-auto/-direct/-sieve/-twophase

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_pattern.c - the access patterns, each described three ways from the
  * same numbers: as boxes (for filling, checking and level-0 runs), as a
  * darrayio array, and as the MPI-IO view the original programs build.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_report.c - what darrayio-bench prints: RESULT lines, the table,
  * and a gnuplot bar chart. Only rank 0 prints.
  */

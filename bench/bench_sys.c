@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * bench_sys.c - file helpers, pre-touching the page cache, dropping it.
  *
  * Pre-touch: this machine is a VM that returns freed memory to its host, so

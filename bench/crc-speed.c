@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * crc-speed - how fast darrayio computes the CRC-32 of a dataset member
  * (src/format/crc_clmul.c, crc.c), against zlib's crc32, on one core.
  *

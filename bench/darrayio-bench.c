@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darrayio-bench - every darrayio strategy and the MPI-IO levels on the same
  * access pattern, in one run, every byte checked.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * btio - the I/O pattern of the NAS BT benchmark (BTIO), written and read
  * with darrayio, every dump checked point by point.
  *

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! btio_f - the NAS BTIO I/O pattern from Fortran, as BT itself declares its
 ! data: examples/btio.c's twin, through module darrayio.
 !

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist3d - the DIST3D access pattern: an N x N x N array of 4-byte integers,
  * distributed (BLOCK, BLOCK, BLOCK) over a 3-D process grid and stored in the
  * file in row-major (C) order. Each process writes its block, reads it back,

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! ooc_f - an out-of-core Jacobi heat sweep from Fortran, through module
 ! darrayio: examples/ooc_heat.c's twin, for the same options the same files.
 !

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * ooc_heat - an out-of-core Jacobi heat sweep on an N x N grid of doubles.
  *
  * The grid lives in two files (this step and the next), stored row-major.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * selective - selective collective I/O: let the storage advisor choose the
  * file's storage order from the programs that read it, then compare three
  * ways of reading: always independent, always collective, and darrayio's

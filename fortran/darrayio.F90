@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! darrayio.F90 - the Fortran interface of darrayio: module darrayio.
 !
 ! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113
@@ -126,6 +129,20 @@ module darrayio
     character(len=16) :: strategy = ''
   end type darray_stats_t
 
+  !> Sums and maxima of the I/O counters over all processes of a file
+  !> (darray_stats_summary_t; every field 64-bit, so the C struct itself).
+  type, public, bind(c) :: darray_stats_summary_t
+    integer(c_int64_t) :: nprocs
+    integer(c_int64_t) :: bytes_read_sum, bytes_read_max
+    integer(c_int64_t) :: bytes_written_sum, bytes_written_max
+    integer(c_int64_t) :: read_calls_sum, read_calls_max
+    integer(c_int64_t) :: write_calls_sum, write_calls_max
+    integer(c_int64_t) :: bytes_exchanged_sum, bytes_exchanged_max
+    integer(c_int64_t) :: cycles_sum, cycles_max
+    integer(c_int64_t) :: calls_sum, calls_max
+    integer(c_int64_t) :: peak_temp_bytes_max
+  end type darray_stats_summary_t
+
   !> A consumer of a dataset, for the storage advisor (darray_consumer_t).
   !> Only the first ndims entries of dist, dargs and psizes are read.
   type, public :: darray_consumer_t
@@ -223,6 +240,7 @@ module darrayio
     darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
     darray_file_get_hint, darray_file_get_info
+  public :: darray_file_stats_summary
   public :: darray_iwrite, darray_iread, darray_iwrite_section, &
     darray_iread_section, darray_bwrite, darray_bwrite_section, &
     darray_wait, darray_test, darray_wait_all, darray_file_isync
@@ -514,6 +532,13 @@ module darrayio
       type(c_ptr), value :: f
       integer(c_int) :: c_file_reset_stats
     end function c_file_reset_stats
+    function c_file_stats_summary(f, s) &
+        bind(c, name="darray_file_stats_summary")
+      import :: c_int, c_ptr, darray_stats_summary_t
+      type(c_ptr), value :: f
+      type(darray_stats_summary_t), intent(inout) :: s
+      integer(c_int) :: c_file_stats_summary
+    end function c_file_stats_summary
     function c_file_get_hint(f, key, value, len) &
         bind(c, name="darray_file_get_hint")
       import :: c_int, c_char, c_ptr
@@ -1688,6 +1713,16 @@ contains
     call done(c_file_reset_stats(f%p), ierr, 'darray_file_reset_stats', &
       fp=f%p)
   end subroutine darray_file_reset_stats
+
+  !> Sums and maxima of the file's I/O counters over its processes
+  !> (collective; the same summary and ierr on every process).
+  subroutine darray_file_stats_summary(f, s, ierr)
+    type(darray_file_t), intent(in) :: f
+    type(darray_stats_summary_t), intent(inout) :: s
+    integer, intent(out), optional :: ierr
+    call done(c_file_stats_summary(f%p, s), ierr, &
+      'darray_file_stats_summary', fp=f%p)
+  end subroutine darray_file_stats_summary
 
   !> The value of a hint on an open file, blank-padded into value
   !> (DARRAY_EINVAL when value is too short for it).

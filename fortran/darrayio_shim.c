@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darrayio_shim.c - the few calls of the Fortran module (darrayio.F90) that
  * a BIND(C) interface cannot reach directly:
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * driver.c - a deterministic random-input driver for the fuzz targets, for
  * compilers without libFuzzer (fuzz/run.sh falls back to it and says so).
  *

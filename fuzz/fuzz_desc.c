@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_desc.c - fuzz target: the array-description validator
  * (darray_create, the darray_set_* calls, darray_commit) and the queries on
  * what it accepts, on one process.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_format.c - fuzz target: the .npy header parser and the .npz (ZIP)
  * reader (src/format/npy.c, zip_read.c) on files held in memory.
  *

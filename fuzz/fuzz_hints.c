@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_hints.c - fuzz target: the hint parsers (DARRAYIO_HINTS strings and
  * MPI_Info values) and the DARRAYIO_FAULT specification parser.
  *

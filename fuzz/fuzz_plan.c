@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_plan.c - fuzz target: the planner, darray_explain and the storage
  * advisor, on one process.
  *

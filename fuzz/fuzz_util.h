@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_util.h - what fuzz_xfer and fuzz_plan share (header only, every
  * function static): a reader of the input bytes, a scratch directory on
  * tmpfs, and the report of a finding.

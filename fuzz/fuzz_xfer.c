@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fuzz_xfer.c - fuzz target: whole transfers on one process, checked
  * against a serial model of the file.
  *

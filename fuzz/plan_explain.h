@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * plan_explain.h - part of fuzz_plan.c (header only, included once):
  * darray_explain's cases and their checks.
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * plan_oracle.h - part of fuzz_plan.c (header only, included once): the
  * advisor's case and the brute-force verdict of a consumer, computed from
  * the distribution formulas of darrayio.h element by element, never by the

@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # fuzz/run.sh - build the fuzz targets and run each for a while.
 #
 #   fuzz/run.sh [-t SECONDS] [-o DIR] [TARGET...]

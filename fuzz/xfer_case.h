@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * xfer_case.h - part of fuzz_xfer.c (header only, included once): a case
  * decoded from the input bytes (the array, its layouts, the hints, the
  * file's first length and the calls), the strides that follow from it by

@@ -1,3 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ */
 /**
  * \file darrayio.h
  * \brief darrayio: read and write distributed arrays with MPI, fast.
@@ -272,6 +275,31 @@ typedef struct darray_stats {
   char strategy[16];         /**< strategy of the last call: "direct",
                                   "sieve" or "twophase" ("" before any) */
 } darray_stats_t;
+
+/**
+ * The counters of darray_stats_t over all processes of a file, from
+ * darray_file_stats_summary(): for each counter its sum and its largest
+ * value on one process (a sum beyond INT64_MAX reads INT64_MAX).
+ */
+typedef struct darray_stats_summary {
+  int64_t nprocs;              /**< processes of the file */
+  int64_t bytes_read_sum;      /**< bytes read, all processes */
+  int64_t bytes_read_max;      /**< bytes read, most on one process */
+  int64_t bytes_written_sum;   /**< bytes written, all processes */
+  int64_t bytes_written_max;   /**< bytes written, most on one process */
+  int64_t read_calls_sum;      /**< read system/MPI calls, all */
+  int64_t read_calls_max;      /**< read system/MPI calls, most on one */
+  int64_t write_calls_sum;     /**< write system/MPI calls, all */
+  int64_t write_calls_max;     /**< write system/MPI calls, most on one */
+  int64_t bytes_exchanged_sum; /**< data bytes sent to others, all */
+  int64_t bytes_exchanged_max; /**< data bytes sent to others, most on one */
+  int64_t cycles_sum;          /**< collective buffering cycles, all */
+  int64_t cycles_max;          /**< collective buffering cycles, most */
+  int64_t calls_sum;           /**< darray_read/darray_write calls, all */
+  int64_t calls_max;           /**< darray_read/darray_write calls, most */
+  int64_t peak_temp_bytes_max; /**< largest temporary buffer held at once
+                                    by one process */
+} darray_stats_summary_t;
 
 /* ------------------------------------------------------------------------ */
 /** \name Errors */
@@ -1016,6 +1044,32 @@ DARRAY_API int darray_file_get_stats(darray_file_t f, darray_stats_t *stats);
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
 DARRAY_API int darray_file_reset_stats(darray_file_t f);
+
+/**
+ * Sums and maxima of the file's I/O counters over all its processes
+ * (collective): what darray_file_get_stats() gives on each process,
+ * summarized into one record that every process receives, e.g. to print
+ * from rank 0 at the end of a run. Nonblocking requests count once
+ * completed by their wait or test (as in darray_file_get_stats()); the
+ * counters are not reset.
+ *
+ * \code
+ * darray_stats_summary_t s;
+ * if (darray_file_stats_summary(f, &s) == DARRAY_SUCCESS && rank == 0)
+ *   printf("%lld bytes written, at most %lld by one of %lld processes\n",
+ *          (long long)s.bytes_written_sum, (long long)s.bytes_written_max,
+ *          (long long)s.nprocs);
+ * \endcode
+ *
+ * \param f the file
+ * \param[out] s the summary (left unchanged on failure)
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p s is NULL
+ * \retval DARRAY_EMPI an MPI reduction failed, or MPI is not running
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_file_stats_summary(darray_file_t f,
+                                         darray_stats_summary_t *s);
 
 /**
  * The value a hint has on an open file after defaults, \p info and

@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # darray_fortran.m4 - the checks behind the Fortran module (fortran/).
 #
 # DARRAY_FORTRAN_CHECKS, after AC_PROG_FC: decides whether fortran/ is built

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * access.c - what one call accesses: the array's own cells for whole-array
  * calls, one dense box per process for section calls.
  *

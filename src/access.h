@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * access.h - what one call accesses, in numbers (access.c): every
  * process's file extent, runs and bytes, and the verdicts drawn from them.
  *

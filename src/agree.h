@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * agree.h - collective agreement on results (error.c) and polite waiting
  * for MPI requests (wait.c).
  */

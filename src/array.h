@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * array.h - the array handle: a description and this process's cells.
  */
 #ifndef DARRAYIO_ARRAY_H

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray.c - array descriptions: create, set, commit, free.
  *
  * The dispatcher's job: check arguments, say which one is wrong, and make

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray_commit.c - finish a description: choose the grid, check it, agree
  * on it across processes, and derive this process's cells.
  */

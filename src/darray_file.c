@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray_file.c - files: open, close, sync, and the collective read and
  * write entry points that validate, agree, and dispatch to a strategy.
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray_query.c - local questions about a committed array: shapes, sizes,
  * owners and offsets. All computed from the distribution formulas.
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray_xfer.c - the collective read and write entry points, for whole
  * arrays and for sections: validate, agree, plan, dispatch.
  *

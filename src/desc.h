@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * desc.h - an array on paper: what a description says (shape, element
  * size, distribution, grid, storage order, memory layout) and what commit
  * derives from it. The rooms below the entry points (dist/, layout/) and

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * error.c - status codes, messages, and the collective agreement on a result.
  */
 #include "agree.h"

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * explain.c - say, in words a user can follow, how a call would move its
  * bytes: the pattern derived from the description, whether it conforms to
  * the storage order, the strategy chosen and why, and (for small 1-D and

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * file.h - the file handle (darray_file.c).
  */
 #ifndef DARRAYIO_FILE_H

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * hints.c - the typed hint table: defaults, MPI_Info, DARRAYIO_HINTS.
  *
  * One table drives parsing, printing and validation. Names follow ROMIO's

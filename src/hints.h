@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * hints.h - the hints a file is opened with (hints.c).
  */
 #ifndef DARRAYIO_HINTS_H

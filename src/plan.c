@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * plan.c - choose how a call moves its bytes, from the strategies' own
  * estimates (the table is in strategies.c).
  *

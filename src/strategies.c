@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * strategies.c - the strategy table: every way of moving a call's bytes.
  *
  * The planner (plan.c) asks each entry for its estimate and applies its

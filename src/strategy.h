@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * strategy.h - one read or write call (xfer_t), what it accesses
  * (access.c, in numbers: access.h), the ways of moving its bytes (the
  * table in strategies.c) and the planner that chooses among them

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * util.c - small utilities every room uses: hashing, checked 64-bit
  * arithmetic, handle ids. Nothing here calls MPI or reports errors, so
  * the error room (error.c) and the waiting room (wait.c) both use it

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * util.h - what every room of darrayio uses: configure's results, the public
  * header, hidden visibility, messages, hashing and checked arithmetic.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * version.c - the library's own version: the DARRAYIO_VERSION_* numbers of
  * the header it was compiled with. A program compares them with the macros
  * of the header it was compiled with (include/darrayio.h says how). Local,

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * xfer.h - one read or write call as a sequence of phases (darray_xfer.c),
  * for the blocking entry points, which run them in a row, and for requests
  * (src/async), which run them where and when the thread level allows.

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # advise_cli.sh - the command-line storage advisor (tools/darray-advise):
 # its recommendation for row and column readers, --quiet, --order, and its
 # exit status on usage errors (2) and on descriptions the advisor rejects

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # async_levels.sh - test_async with MPI initialized at MPI_THREAD_SERIALIZED
 # and at MPI_THREAD_SINGLE: nonblocking requests then run as the level
 # allows (darray_async lowered to it: files, none), with the same bytes, the

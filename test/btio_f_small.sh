@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # btio_f_small.sh - examples/btio_f (the BTIO pattern from Fortran, written
 # straight from BT's u array) must write the same bytes as examples/btio
 # (C), which checks its own file at every BTIO offset (--verify-file):

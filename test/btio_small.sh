@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # btio_small.sh - run the btio example (NAS BTIO pattern, class S) through the
 # test wrapper. At a perfect-square process count the run must pass: it
 # checks the file on disk at every BTIO offset and every value it reads

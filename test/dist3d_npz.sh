@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # dist3d_npz.sh - examples/dist3d --file X.npz / X.npy --keep picks the
 # format from the suffix; NumPy (/usr/bin/python3) loads what it wrote and
 # every element is compared with the closed form the example writes,

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # dist3d_small.sh - run the dist3d example on a 20^3 array through the test
 # wrapper, at 1, 2, 3 and 4 processes unless DARRAY_TEST_NP says otherwise.
 #

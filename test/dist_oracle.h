@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist_oracle.h - the tests' one model of the distributions, from their
  * definitions (header only: every function is static inline; dor_ for
  * "distribution oracle"). Shared by layout_oracle.h (test_layout_unit,

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # doc.sh - the API reference builds without a single Doxygen warning
 # (`make doc`, which fails on any). Skipped when the build was configured
 # without --enable-doxygen (tools/quickstart.sh enables it for the tests).

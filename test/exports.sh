@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # exports.sh - the shared library exports the public API and nothing else:
 # every function the header marks DARRAY_API, and no other symbol (the
 # library is built with -fvisibility=hidden; internal darray__* functions,

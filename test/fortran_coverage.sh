@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # fortran_coverage.sh - module darrayio (fortran/darrayio.F90) covers the
 # public C API, so the next public function cannot be forgotten:
 #  - every function include/darrayio.h marks DARRAY_API is a public name of

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # fortran_stop.sh - a Fortran call without ierr that fails stops the
 # program: test_fortran_stop opens a missing file without ierr; each run
 # must fail (nonzero exit status), print

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # inspect_cli.sh - tools/darray-inspect on files examples/dist3d writes
 # (an 8^3 int32 array, "u" in a .npz, a .npy, a raw file): the listing
 # (type, shape, order, the data offset the 4 KiB alignment gives, bytes,

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * layout_oracle.h - brute-force, first-principles model of a distributed
  * array, shared by test_layout_unit.c and test_api.c (header only: every
  * function is static).

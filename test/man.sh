@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # man.sh - the hand-written manual pages (doc/man) keep up with the code:
 #  - darrayio.3 names every function include/darrayio.h marks DARRAY_API;
 #  - each tool's page, darray-TOOL.1, names every option its usage text

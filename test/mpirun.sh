@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # mpirun.sh - run one MPI test program at each of its process counts.
 #
 # Usage: mpirun.sh PROGRAM [ARGS...]

@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # ooc_f_small.sh - examples/ooc_f (the out-of-core heat sweep from Fortran,
 # section by section through module darrayio) must write the same bytes as
 # examples/ooc_heat (C), whose --verify compares its final file with an

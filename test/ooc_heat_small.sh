@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # ooc_heat_small.sh - run the out-of-core heat example on a grid 8x larger
 # per process than its in-core budget at 2 processes (16x at 1), with
 # --verify: rank 0 repeats the computation in core and compares every value

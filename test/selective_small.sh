@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # selective_small.sh - run the selective-collective example (which verifies
 # every read against the values the producer wrote) on a small array,
 # through the test wrapper: at 2 processes unless DARRAY_TEST_NP says

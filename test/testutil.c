@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * testutil.c - helpers shared by every darrayio test (see testutil.h).
  */
 #define _POSIX_C_SOURCE 200809L

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * testutil.h - small helpers shared by every darrayio test.
  *
  * Tests are MPI programs (1-4 ranks). Typical shape:

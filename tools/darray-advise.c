@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray-advise - the storage advisor from the command line: which storage
  * order suits the programs that will read a dataset (doc/advisor.md).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * darray-inspect - what a darrayio file holds (doc/formats.md).
  *
  *   darray-inspect out.npz                      the arrays of a dataset

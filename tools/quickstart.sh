@@ -1,4 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # quickstart.sh - build darrayio from a fresh checkout and run it.
 #
 #   tools/quickstart.sh demo   build, then run examples/dist3d on 2 processes

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * advise.c - the storage advisor: which storage order suits the programs
  * that will read a dataset: the consumers' arrays, the candidate orders,
  * their scores and the search (the report is advise_report.c).

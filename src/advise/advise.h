@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * advise.h - the storage advisor's state, shared by its search (advise.c)
  * and its report (advise_report.c).
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * advise_report.c - darray_advise_report: the storage advisor's findings
  * in words, for people deciding how to store a dataset.
  */

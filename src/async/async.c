@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * async.c - nonblocking requests: post, the I/O thread, completion
  * (async.h says where each phase of a request runs).
  */

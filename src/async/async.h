@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * async.h - nonblocking requests and the I/O thread (async.c), and the
  * nonblocking agreement that completes a request below
  * MPI_THREAD_MULTIPLE (async_agree.c).

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * async_agree.c - a request's final agreement as a nonblocking collective
  * (below MPI_THREAD_MULTIPLE, async.c).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * async_pool.c - the threads that serve files' requests (async.c).
  *
  * Each file with requests has a thread of its own, so that requests of

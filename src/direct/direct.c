@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * direct.c - independent I/O of this process's own runs.
  *
  * Runs come in file order. A run that is contiguous in the buffer and does

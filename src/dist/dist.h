@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist.h - which indices of each dimension a process owns, and the cells
  * (sections) of a rank's local piece.
  */

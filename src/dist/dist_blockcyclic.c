@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist_blockcyclic.c - BLOCK(b), CYCLIC(b) and NONE: the index set one grid
  * coordinate owns along one dimension, and the owner of one index.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist_multipart.c - MULTIPARTITION as NAS BT and SP use it.
  *
  * P = q*q processes; each of the three partitioned dimensions is cut into q

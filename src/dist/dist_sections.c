@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * dist_sections.c - the local cells (sections) of any rank, and where each
  * one sits in that rank's local buffer.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * crc.c - CRC-32 (zlib's, the one ZIP records) of pieces placed in a
  * message, so that processes that each hold some pieces of a member
  * compute its CRC with one XOR-reduction and no data moved.

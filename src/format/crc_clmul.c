@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * crc_clmul.c - the CRC-32 register (zlib's polynomial, reflected, no
  * inversion) fed with bytes by carry-less multiplication (PCLMULQDQ) where
  * the processor has it, else by zlib. zlib 1.2.13's crc32 runs at about

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * format.c - datasets: open by suffix, parse on rank 0 and broadcast, bind
  * array handles to members (darray_define), and the hook that places a
  * read or write call at its member's data (doc/formats.md).

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * format.h - self-describing files (doc/formats.md): the .npy header
  * (npy.c), the ZIP structures of .npz archives (zip.c), CRC-32 of pieces
  * placed in a message (crc.c), each process's share of a member's CRC

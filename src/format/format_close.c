@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * format_close.c - CRC-32 of datasets: keeping each process's share after
  * a write, checking a read or a whole file (darray_verify), and at close
  * combining the shares and writing the headers (rank 0).

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * format_crc.c - each process's share of a member's CRC-32 (crc.c): from
  * the runs a whole-array call moved between its buffer and the file, or
  * from an equal slice of the member read back. The shares are combined by

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * npy.c - the NumPy .npy header: "\x93NUMPY", a version, the length of a
  * Python dictionary {'descr': ..., 'fortran_order': ..., 'shape': (...)}
  * padded with spaces and a newline, then the data. darrayio writes

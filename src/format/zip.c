@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * zip.c - the ZIP structures of a .npz archive: stored members, each a
  * local header (with a ZIP64 field when the member is 4 GiB or more and a
  * padding field that aligns its data, as zipalign does), then the central

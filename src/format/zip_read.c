@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * zip_read.c - parse a .npz archive, trusting nothing: the end record
  * must end the file, the central directory and every member must lie
  * inside it, members must not overlap, and every size is checked before

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io.c - the back-end table and the mapping of system errors to codes.
  */
 #include "hints.h"

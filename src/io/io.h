@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io.h - byte-transfer back ends (posix, mpiio), byte-range locks and the
  * fault-injection layer.
  */

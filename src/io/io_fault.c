@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io_fault.c - fault injection below the posix back end's retry loops (a
  * testing facility; doc/reliability.md).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io_lock.c - the byte-range locks every darrayio writer honours.
  *
  * A strategy may write bytes it was not asked to write only in a

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io_mpiio.c - the MPI-IO back end: MPI_File_read_at / write_at, so that
  * any file system MPI-IO reaches (through ROMIO's drivers, say) works.
  */

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * io_posix.c - the default back end: open/pread/pwrite/fsync/close.
  *
  * Creation and truncation happen once, on rank 0, before the other ranks

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * layout.h - the file runs of a rank's cells in file order (a seekable
  * iterator), their numbers in closed form, and copies between a user's
  * buffer and packed or windowed images.

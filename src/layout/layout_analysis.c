@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * layout_analysis.c - the two verdicts drawn from the numbers of every
  * rank's runs: whether the ranks' file extents interleave (the planner's
  * reason for two-phase collective I/O) and whether one rank's access

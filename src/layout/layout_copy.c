@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * layout_copy.c - move the bytes of (part of) a run between the user's
  * buffer, where they may be strided, and a packed buffer in file order.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * layout_runs.c - the file runs of a rank, in file order.
  *
  * A cell is a box of per-dimension index sets. Walking the file dimensions

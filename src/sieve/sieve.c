@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * sieve.c - data sieving: independent access of many small runs through
  * one bounded buffer (independent; no communication).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * sieve.h - state shared by the sieve's files: the strategy (sieve.c)
  * and its estimate for the planner (sieve_estimate.c), which find windows
  * by the same rules.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * sieve_estimate.c - the planner's estimate of a sieved call: the slowest
  * process's time by the cost model of sieve.c (latencies L_r, L_w and
  * bandwidth B; windows of darray__sieve_window_cap bytes, the strategy's

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * tp_domain.c - two-phase's file domains and chunks, from numbers alone.
  *
  * The union of every process's extent is split evenly into one domain

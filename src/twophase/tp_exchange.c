@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * tp_exchange.c - one two-phase cycle.
  *
  * Between an owner and an aggregator flows one byte stream per cycle: the

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * tp_walk.c - the pieces of a process's runs inside a chunk, in file order.
  *
  * Both ends of a two-phase exchange walk the same pieces in the same order

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * twophase.c - chunked two-phase collective I/O with no metadata exchange.
  *
  * The generalized two-phase method (Thakur, Gropp & Lusk, "Optimizing

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * twophase.h - state shared by the two-phase files.
  */
 #ifndef DARRAYIO_TWOPHASE_H

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * badinput_dataset.h - test_badinput's hostile datasets (included by
  * test_badinput.c, whose table has a row per damage).
  *

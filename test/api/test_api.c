@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_api.c - the public queries of a committed array, and the file runs
  * of every rank, against first-principles oracles (1-4 ranks).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_badinput.c - the catalogue of bad inputs: one table row per input,
  * each with what it is, the call sequence that makes it, and the code it
  * must give (doc/reliability.md).

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_errors.c - the error contract (run at 2 and 3 ranks; any P works,
  * the parts that need two ranks are skipped at P = 1).
  *

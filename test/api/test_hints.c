@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_hints.c - the hints in effect on an open file (run at 1-4
  * processes):
  *  (a) darray_file_get_hint answers with the value the file uses: cb_nodes

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_noinit.c - calls outside MPI's lifetime return DARRAY_EMPI with a
  * message saying so, instead of aborting inside MPI: darray_create and
  * darray_file_open before MPI_Init; darray_write, darray_commit and

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_version.c - the library's version, darray_get_version() and
  * darray_version_string(), against two oracles: the DARRAYIO_VERSION_*
  * macros of the header this test was compiled with, and PACKAGE_VERSION,

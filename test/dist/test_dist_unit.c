@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_dist_unit.c - table-driven checks of the distribution index math in
  * src/dist (1 rank; calls internal functions from src/dist/dist.h).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_multipart.c - MULTIPARTITION and the NAS BTIO file layout.
  *
  * At P = q*q (1 and 4 here) the test writes the BTIO pattern of

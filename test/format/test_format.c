@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_format.c - datasets (.npy, .npz; doc/formats.md) at 1-4 ranks.
  *
  * For each case (shape, element type, distribution, storage order, memory

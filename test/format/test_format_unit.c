@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_format_unit.c - the format room's pure parts, one process
  * (src/format): CRC-32 of pieces in place, the .npy header and the .npz
  * archive parser, including hostile archives.

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! test_fortran_api.F90 - every call of module darrayio, at 1-4 processes.
 !
 ! The oracle is closed form: element (i, j, k) of the global array (1-based
@@ -237,6 +240,7 @@ contains
     call darray_file_get_stats(f, st, ierr)
     call expect(ierr == 0 .and. st%calls == 1 .and. &
       len_trim(st%strategy) > 0, 'darray_file_get_stats after a write')
+    call check_summary(f)
     call darray_file_reset_stats(f, ierr)
     call darray_file_get_stats(f, st, ierr)
     call expect(ierr == 0 .and. st%calls == 0 .and. st%bytes_written == 0, &
@@ -274,6 +278,50 @@ contains
     call darray_free(a, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_free of a null handle')
   end subroutine test_whole_and_sections
+
+  ! darray_file_stats_summary against every process's darray_file_get_stats,
+  ! gathered here and summed and maximized independently; a null handle
+  ! fails.
+  subroutine check_summary(f)
+    type(darray_file_t), intent(in) :: f
+    type(darray_stats_t) :: st
+    type(darray_stats_summary_t) :: s
+    type(darray_file_t) :: dead
+    integer(int64) :: mine(8)
+    integer(int64), allocatable :: all(:, :)
+    integer :: ierr
+    call darray_file_get_stats(f, st, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_get_stats')
+    mine = [st%bytes_read, st%bytes_written, st%read_calls, st%write_calls, &
+      st%bytes_exchanged, st%cycles, st%calls, st%peak_temp_bytes]
+    allocate (all(8, nprocs))
+    call MPI_Allgather(mine, 8, MPI_INTEGER8, all, 8, MPI_INTEGER8, &
+      MPI_COMM_WORLD)
+    call darray_file_stats_summary(f, s, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_stats_summary')
+    call expect(s%nprocs == nprocs, 'summary: nprocs')
+    call expect(s%bytes_read_sum == sum(all(1, :)) .and. &
+      s%bytes_read_max == maxval(all(1, :)), 'summary: bytes_read')
+    call expect(s%bytes_written_sum == sum(all(2, :)) .and. &
+      s%bytes_written_max == maxval(all(2, :)), 'summary: bytes_written')
+    call expect(s%read_calls_sum == sum(all(3, :)) .and. &
+      s%read_calls_max == maxval(all(3, :)), 'summary: read_calls')
+    call expect(s%write_calls_sum == sum(all(4, :)) .and. &
+      s%write_calls_max == maxval(all(4, :)), 'summary: write_calls')
+    call expect(s%bytes_exchanged_sum == sum(all(5, :)) .and. &
+      s%bytes_exchanged_max == maxval(all(5, :)), 'summary: bytes_exchanged')
+    call expect(s%cycles_sum == sum(all(6, :)) .and. &
+      s%cycles_max == maxval(all(6, :)), 'summary: cycles')
+    call expect(s%calls_sum == nprocs .and. s%calls_max == 1 .and. &
+      s%calls_sum == sum(all(7, :)), 'summary: calls')
+    call expect(s%peak_temp_bytes_max == maxval(all(8, :)), &
+      'summary: peak_temp_bytes')
+    ! every byte of the array written once at least (sieving writes holes)
+    call expect(s%bytes_written_sum >= 8_int64 * nx * ny * nz, &
+      'summary: the array''s bytes written')
+    call darray_file_stats_summary(dead, s, ierr)
+    call expect_rc(ierr, DARRAY_EBADHANDLE, 'darray_file_stats_summary, no file')
+  end subroutine check_summary
 
   logical function c_assoc(f)
     use, intrinsic :: iso_c_binding, only: c_associated

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! test_fortran_async.F90 - the nonblocking calls of module darrayio, at 1-4
 ! processes, under each way requests run: the body runs once per value of
 ! the hint darray_async (thread, files, none); MPI_THREAD_MULTIPLE is

@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! test_fortran_stop.f90 - a call without ierr that fails must stop the
 ! program with the message, as MPI's default error handler would.
 ! test/fortran_stop.sh runs it and checks the exit status and the message.

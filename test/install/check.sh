@@ -1,4 +1,7 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
 # check.sh - an installed darrayio works for its users: `make installcheck'
 # runs this after `make install' (so does `make distcheck'), and
 # tools/quickstart.sh install-check in CI. It checks, against the

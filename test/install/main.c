@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * main.c - the program test/install/check.sh builds against an installed
  * darrayio, once with CMake (cmake/CMakeLists.txt) and once with
  * pkg-config (make/Makefile), as a user would.

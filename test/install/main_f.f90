@@ -1,3 +1,6 @@
+! SPDX-License-Identifier: BSD-3-Clause
+! Copyright (c) 2026 the darrayio authors (AUTHORS)
+!
 ! main_f.f90 - the Fortran program test/install/check.sh builds against an
 ! installed darrayio with CMake (darrayio::darrayiof), when the Fortran
 ! module was installed. It checks that module darrayio (its

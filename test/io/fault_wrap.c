@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fault_wrap.c - the wrappers behind fault_wrap.h (for tests only).
  *
  * Each __wrap_X is what the library's (and the test's) references to X

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * fault_wrap.h - injected failures of allocations and MPI calls, for the
  * fault tests only (test/io/fault_wrap.c; doc/reliability.md, section 7).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_faults.c - injected system-call failures (DARRAYIO_FAULT, see
  * src/io/io_fault.c and doc/reliability.md) under every strategy.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_faults_ext.c - injected failures of allocations, MPI calls, MPI-IO
  * and close, on any rank, in every strategy and back end (test/io/fault_wrap.c,
  * doc/reliability.md sections 1, 3 and 7).

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_nospace.c - a full file system (doc/reliability.md, section 3).
  *
  * Rank 0 mounts a 256 KiB tmpfs and fills it with a filler file. Then, for

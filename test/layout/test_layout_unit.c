@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_layout_unit.c - the run iterator and the copy of src/layout, and the
  * memory side of src/dist (1 rank; internal functions from src/dist/dist.h and src/layout/layout.h).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_advisor.c - the storage advisor (darray_advise_storage,
  * darray_advise_order, darray_advise_report).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_explain.c - darray_explain: the verdicts it prints for known
  * patterns, and that every process reaches the same decision.
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_plan_unit.c - the planner and the strategies' estimates on access
  * summaries and hints built by hand (one process, no file: the arrays are
  * descriptions whose process count each case sets, and other processes'

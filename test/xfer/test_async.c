@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_async.c - nonblocking requests (darray_iwrite, darray_iread, the
  * section and buffered variants, darray_wait / test / wait_all).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_concurrent.c - no lost updates between concurrent writers.
  *
  * MPI_COMM_WORLD is split into G groups (G = 3 at 3 processes, else 2),

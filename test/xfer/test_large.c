@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_large.c - 64-bit sizes and offsets under every strategy
  * (doc/reliability.md).
  *

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_overflow.c - arithmetic near 2^63 (issue 13): arrays that end at or
  * just below INT64_MAX, huge shapes, block and element sizes. The library
  * accepts any array whose displacement plus bytes fits in int64_t, so every

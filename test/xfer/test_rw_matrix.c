@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_rw_matrix.c - darray_write / darray_read over a matrix of cases.
  *
  * One loop body runs over a deterministic covering sample of

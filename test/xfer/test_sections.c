@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_sections.c - darray_write_section / darray_read_section.
  *
  * Over a seeded sample of shapes, distributions of the array (NONE, BLOCK,

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_sieve.c - data sieving (darray_strategy=sieve, romio_ds_*): bytes on
  * disk and in memory against a serial reference, concurrent interleaved
  * read-modify-writes, bytes outside the array, and the call counters.

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_templimit.c - darray_temp_limit holds (doc/reliability.md,
  * section 2): every read and write either stays within it
  * (stats.peak_temp_bytes) and moves the right bytes, or is refused with

@@ -1,4 +1,7 @@
 /*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
  * test_twophase.c - two-phase collective I/O on DIST3D-shaped arrays much
  * larger than the collective buffer: bytes on disk against a serial
  * reference, bytes read back, and the counters the design promises
