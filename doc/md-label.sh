@@ -15,15 +15,19 @@
 # has a label (the generated doc/errors.md) pass through unchanged. Only
 # the heading's line changes, so Doxygen's line numbers stay right.
 
-top=$1
+# Doxygen names the file by its real path; configure's abs_top_srcdir may
+# not be one (../src from a build directory beside the sources).
+top=$(cd "$1" && pwd -P) || exit 1
 file=$2
-rel=${file#"$top"/}
-rel=${rel%.md}
+dir=$(cd "$(dirname "$file")" && pwd -P) || exit 1
+rel=$dir/$(basename "$file" .md)
+rel=${rel#"$top"/}
 case $rel in
   doc/mainpage) exec cat "$file" ;;
   doc/*) label=${rel#doc/} ;;
   README) label=readme ;;
   */README) label=${rel%/README} ;;
+  /*) label=$(basename "$rel") ;;
   *) label=$rel ;;
 esac
 label=$(printf '%s' "$label" | tr 'A-Z/.-' 'a-z___')
