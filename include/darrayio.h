@@ -196,7 +196,8 @@ DARRAY_API const char *darray_version_string(void);
 
 /**
  * Status codes returned by every darrayio function.
- * See #DARRAY_ERROR_TABLE for the list and the texts.
+ * See #DARRAY_ERROR_TABLE for the list and the texts, and \ref errors for
+ * them as a table.
  */
 typedef enum darray_error {
   DARRAY_ERROR_TABLE(DARRAY__ENUM_ENTRY)
@@ -302,7 +303,9 @@ typedef struct darray_stats_summary {
 } darray_stats_summary_t;
 
 /* ------------------------------------------------------------------------ */
-/** \name Errors */
+/** \defgroup api_errors Errors
+ * Codes, their names and texts, and the detailed message of a handle's
+ * last failure (the codes: \ref errors). */
 /** @{ */
 
 /**
@@ -339,7 +342,8 @@ DARRAY_API const char *darray_file_errmsg(darray_file_t f);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Describing an array */
+/** \defgroup api_describe Describing an array
+ * Create, distribute, lay out and commit an array description; free it. */
 /** @{ */
 
 /**
@@ -529,7 +533,8 @@ DARRAY_API int darray_commit(darray_t a);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Queries (local, after commit) */
+/** \defgroup api_queries Queries (local, after commit)
+ * What a committed description says: shapes, owners, offsets. */
 /** @{ */
 
 /**
@@ -683,7 +688,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Files and I/O */
+/** \defgroup api_files Files and I/O
+ * Open, read, write, sync and close files; hints, statistics,
+ * darray_explain(). */
 /** @{ */
 
 /**
@@ -730,7 +737,8 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless
  *    `darray_strategy` = `sieve`);
  *  - `darray_concurrent_writers`: what other writers of the file may do
- *    while a darrayio write runs (doc/reliability.md, section 4).
+ *    while a darrayio write runs (\ref reliability "doc/reliability.md",
+ *    section 4).
  *    `locked` (default): other darrayio writers (other communicators,
  *    handles, programs) and programs that take fcntl byte-range locks may
  *    write other bytes of the file at the same time; every write holds a
@@ -1108,7 +1116,7 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Nonblocking reads and writes
+/** \defgroup api_nonblocking Nonblocking reads and writes
  *
  * A nonblocking call posts a request and returns at once; the bytes move in
  * the background while the program computes, and darray_wait(),
@@ -1341,14 +1349,15 @@ DARRAY_API int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Self-describing files (.npy, .npz)
+/** \defgroup api_datasets Self-describing files (.npy, .npz)
  *
  * A *dataset* is a file in a format other programs read: `.npy` (one
  * array, the NumPy format) or `.npz` (named arrays in a ZIP archive of
  * stored `.npy` members, what numpy.savez writes). Its arrays are written
  * and read with the ordinary calls; the format only decides where each
  * array's data starts and writes the headers, with the CRC-32 of every
- * member, when the file is closed. doc/formats.md has the layout.
+ * member, when the file is closed. \ref formats "doc/formats.md" has the
+ * layout.
  *
  * \code
  * darray_file_t f;
@@ -1524,7 +1533,7 @@ DARRAY_API int darray_verify(darray_file_t f);
 /** @} */
 
 /* ------------------------------------------------------------------------ */
-/** \name Storage advisor
+/** \defgroup api_advisor Storage advisor
  *
  * Which storage order should a dataset have, given the programs that will
  * read it? An access *conforms* to a storage order when every process's
@@ -1534,8 +1543,9 @@ DARRAY_API int darray_verify(darray_file_t f);
  * how often each runs, and recommends the order that the most weight
  * conforms to; the consumers whose processes' file extents interleave
  * under it are the ones that will use two-phase collective I/O
- * (doc/advisor.md). The verdicts are the ones darray_explain() and the
- * planner reach for a real array of the same description.
+ * (\ref advisor "doc/advisor.md"). The verdicts are the ones
+ * darray_explain() and the planner reach for a real array of the same
+ * description.
  *
  * The advisor is local and needs no communicator: it describes each
  * consumer's array on paper, for that consumer's own number of processes.
