@@ -59,14 +59,24 @@ int bench_compute_setup(bench_t *b) {
   double per = t / (double)k;
   bench_max_doubles(&per, 1);
   b->sweeps = (int64_t)(b->o.compute / per + 0.5); /* elements */
-  for (int round = 0; round < 3 && b->sweeps > 0; round++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    bench_compute(b);
-    t = MPI_Wtime() - t0;
-    bench_max_doubles(&t, 1);
-    if (t > 0)
-      b->sweeps = (int64_t)((double)b->sweeps * b->o.compute / t + 0.5);
+  /* rescale on whole phases until one lands within 3 % of the target
+   * (at most 8 rounds; each time the median of three phases) */
+  for (int round = 0; round < 8 && b->sweeps > 0; round++) {
+    double ts[3];
+    for (int i = 0; i < 3; i++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      bench_compute(b);
+      ts[i] = MPI_Wtime() - t0;
+      bench_max_doubles(&ts[i], 1);
+    }
+    double lo = ts[0] < ts[1] ? ts[0] : ts[1], hi = ts[0] < ts[1] ? ts[1] : ts[0];
+    t = ts[2] < lo ? lo : ts[2] > hi ? hi : ts[2]; /* the median */
+    if (t <= 0)
+      break;
+    if (t > 0.97 * b->o.compute && t < 1.03 * b->o.compute)
+      break;
+    b->sweeps = (int64_t)((double)b->sweeps * b->o.compute / t + 0.5);
   }
   if (b->sweeps < 1)
     b->sweeps = 1;
