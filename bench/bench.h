@@ -52,6 +52,7 @@ typedef struct options {
   double compute; /* --compute S: a compute phase of S seconds per dump */
   int fsync;      /* --fsync: each dump synced inside the timed region */
   int thread;     /* --thread: the MPI thread level asked for */
+  int help;       /* -h, --help: the usage was printed */
   const char *dir, *methods, *hints, *plot;
 } options_t;
 

@@ -161,6 +161,7 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       if (rank == 0)
         fputs(usage_text, stdout);
+      o->help = 1;
       return 1;
     }
     if (!strcmp(a, "--cold"))

@@ -449,5 +449,5 @@ int main(int argc, char **argv) {
   bench_pattern_free(&b.p);
   free(b.work);
   MPI_Finalize();
-  return rc < 0 ? 2 : rc;
+  return rc < 0 ? 2 : rc == 1 && b.o.help ? 0 : rc;
 }

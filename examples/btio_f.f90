@@ -51,6 +51,12 @@ program btio_f
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   status = parse()
+  if (status == -1) then ! --help: the usage on standard output
+    if (rank == 0) print '(a)', &
+      'usage: btio_f [--class S|W|A|B|C] [--dumps K] [--file PATH] [--keep]'
+    call MPI_Finalize(ierr)
+    stop
+  end if
   q = 1
   do while ((q + 1) * (q + 1) <= nprocs)
     q = q + 1
@@ -113,7 +119,8 @@ program btio_f
 
 contains
 
-  ! The options; 0, or 2 after a message on a usage error.
+  ! The options; 0, -1 for -h/--help, or 2 after a message on a usage
+  ! error.
   integer function parse() result(rc)
     character(len=4096) :: arg, val
     integer :: i, nargs, ios
@@ -143,6 +150,9 @@ contains
         i = i + 1
       case ('--keep')
         keep = .true.
+      case ('-h', '--help')
+        rc = -1
+        return
       case default
         rc = 2
       end select

@@ -18,6 +18,16 @@ tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}
 mkdir -p "$tmp" && cd "$tmp" || exit 99
 
 status=0
+# -h and --help print the usage on standard output and exit with 0
+for h in -h --help; do
+  out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$top/examples/btio_f" $h 2>&1)
+  rc=$?
+  [ $rc -eq 77 ] && exit 77
+  case $rc:$out in
+    0:*"usage: btio_f"*) echo "== btio_f $h: usage, status 0" ;;
+    *) echo "== btio_f $h: status $rc, output: $out"; status=1 ;;
+  esac
+done
 for np in ${DARRAY_TEST_NP:-1 4}; do
   rm -f btio_c.dat btio_f.dat
   DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$top/examples/btio" --class S \

@@ -1,0 +1,60 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
+# bench_small.sh - bench/darrayio-bench on a tiny case, so that its
+# methods keep working between measurements: -h/--help prints the usage and
+# exits with 0; DIST3D N=16 and the slab sweep, every darrayio method, the
+# nonblocking ones (darrayio-async, mpiio-l3-async) with a compute phase
+# (--compute) and --fsync, one run each, write and read: the benchmark
+# checks every byte it wrote (on disk) and read (in memory) against its
+# closed form and exits with 1 on a wrong byte (VERIFY FAILED) or a failed
+# call; every method must report status=ok (or unavailable, for
+# mpiio-l3-async on slabs), and the nonblocking ones an overlap= field.
+#
+# Process counts: 1 2 (DARRAY_TEST_NP overrides them).
+
+top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
+wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
+case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}/bench_small.$$
+mkdir -p "$tmp" || exit 99
+trap 'rm -rf "$tmp"' EXIT
+bench=$top/bench/darrayio-bench
+
+status=0
+for h in -h --help; do
+  out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" $h 2>&1)
+  rc=$?
+  [ $rc -eq 77 ] && exit 77
+  case $rc:$out in
+    0:*"usage: darrayio-bench"*) echo "== darrayio-bench $h: usage, status 0" ;;
+    *) echo "== darrayio-bench $h: status $rc: $out"; status=1 ;;
+  esac
+done
+
+methods=darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase
+methods=$methods,darrayio-async,mpiio-l3,mpiio-l3-async
+for np in ${DARRAY_TEST_NP:-1 2}; do
+  for pat in "--pattern dist3d -n 16" "--pattern slabs -n 16 --slab 4"; do
+    log=$tmp/out
+    # shellcheck disable=SC2086
+    DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$bench" $pat --runs 1 \
+      --compute 0.001 --fsync --dir "$tmp" --methods "$methods" >"$log" 2>&1
+    rc=$?
+    n_ok=$(grep -c '^RESULT .*status=ok' "$log")
+    n_bad=$(grep '^RESULT' "$log" | grep -v 'status=ok' |
+      grep -vc 'method=mpiio-l3-async .*status=unavailable')
+    n_ov=$(grep -c '^RESULT .*method=darrayio-async .*overlap=' "$log")
+    if [ $rc -eq 0 ] && [ "$n_ok" -ge 12 ] && [ "$n_bad" -eq 0 ] &&
+       [ "$n_ov" -eq 2 ]; then
+      echo "== darrayio-bench $pat at NP=$np: $n_ok measurements ok"
+    else
+      echo "== darrayio-bench $pat at NP=$np: FAILED (status $rc, $n_ok ok," \
+        "$n_bad not ok, $n_ov overlap fields)"
+      cat "$log"
+      status=1
+    fi
+  done
+done
+exit $status
