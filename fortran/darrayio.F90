@@ -125,7 +125,8 @@ module darrayio
   type, public :: darray_stats_t
     integer(int64) :: bytes_read = 0, bytes_written = 0, read_calls = 0, &
       write_calls = 0, bytes_exchanged = 0, cycles = 0, &
-      peak_temp_bytes = 0, calls = 0
+      peak_temp_bytes = 0, calls = 0, io_ns = 0, exchange_ns = 0, &
+      call_ns = 0
     character(len=16) :: strategy = ''
   end type darray_stats_t
 
@@ -140,6 +141,9 @@ module darrayio
     integer(c_int64_t) :: bytes_exchanged_sum, bytes_exchanged_max
     integer(c_int64_t) :: cycles_sum, cycles_max
     integer(c_int64_t) :: calls_sum, calls_max
+    integer(c_int64_t) :: io_ns_sum, io_ns_max
+    integer(c_int64_t) :: exchange_ns_sum, exchange_ns_max
+    integer(c_int64_t) :: call_ns_sum, call_ns_max
     integer(c_int64_t) :: peak_temp_bytes_max
   end type darray_stats_summary_t
 
@@ -205,7 +209,7 @@ module darrayio
   end type c_member_info_t
 
   type, bind(c) :: c_stats_t
-    integer(c_int64_t) :: v(8)
+    integer(c_int64_t) :: v(11)
     character(kind=c_char) :: strategy(16)
   end type c_stats_t
 
@@ -1698,6 +1702,9 @@ contains
       stats%cycles = cs%v(6)
       stats%peak_temp_bytes = cs%v(7)
       stats%calls = cs%v(8)
+      stats%io_ns = cs%v(9)
+      stats%exchange_ns = cs%v(10)
+      stats%call_ns = cs%v(11)
       stats%strategy = ''
       do i = 1, 16
         if (cs%strategy(i) == c_null_char) exit

@@ -273,6 +273,11 @@ typedef struct darray_stats {
   int64_t cycles;            /**< collective buffering cycles */
   int64_t peak_temp_bytes;   /**< largest temporary buffer held at once */
   int64_t calls;             /**< darray_read/darray_write calls */
+  int64_t io_ns;             /**< time in the back end's file calls (ns) */
+  int64_t exchange_ns;       /**< time waiting for two-phase's data
+                                  exchange between processes (ns) */
+  int64_t call_ns;           /**< time of the read and write calls, from
+                                  each call (or post) to its end (ns) */
   char strategy[16];         /**< strategy of the last call: "direct",
                                   "sieve" or "twophase" ("" before any) */
 } darray_stats_t;
@@ -298,6 +303,12 @@ typedef struct darray_stats_summary {
   int64_t cycles_max;          /**< collective buffering cycles, most */
   int64_t calls_sum;           /**< darray_read/darray_write calls, all */
   int64_t calls_max;           /**< darray_read/darray_write calls, most */
+  int64_t io_ns_sum;           /**< time in file calls (ns), all */
+  int64_t io_ns_max;           /**< time in file calls (ns), most */
+  int64_t exchange_ns_sum;     /**< time exchanging data (ns), all */
+  int64_t exchange_ns_max;     /**< time exchanging data (ns), most */
+  int64_t call_ns_sum;         /**< time of read/write calls (ns), all */
+  int64_t call_ns_max;         /**< time of read/write calls (ns), most */
   int64_t peak_temp_bytes_max; /**< largest temporary buffer held at once
                                     by one process */
 } darray_stats_summary_t;

@@ -343,6 +343,8 @@ static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
   into->write_calls += c->write_calls;
   into->bytes_exchanged += c->bytes_exchanged;
   into->cycles += c->cycles;
+  into->io_ns += c->io_ns;
+  into->exchange_ns += c->exchange_ns;
   if (c->peak_temp_bytes > into->peak_temp_bytes)
     into->peak_temp_bytes = c->peak_temp_bytes;
 }
@@ -457,6 +459,8 @@ int darray__xcall_end(xcall_t *c, int rc) {
 void darray__xcall_fold(xcall_t *c, int rc) {
   darray_file_t f = c->x.f;
   fold_stats(&f->stats, &c->x.stats);
+  double t = (MPI_Wtime() - c->t0) * 1e9; /* from the call or the post */
+  f->stats.call_ns += t > 0 ? (int64_t)t : 0;
   if (!c->x.failed_early) {
     f->stats.calls++;
     snprintf(f->stats.strategy, sizeof f->stats.strategy, "%s",

@@ -24,7 +24,8 @@ static const struct {
 } counters[] = {
     COUNTER(bytes_read),  COUNTER(bytes_written),   COUNTER(read_calls),
     COUNTER(write_calls), COUNTER(bytes_exchanged), COUNTER(cycles),
-    COUNTER(calls),
+    COUNTER(calls),       COUNTER(io_ns),           COUNTER(exchange_ns),
+    COUNTER(call_ns),
     {offsetof(darray_stats_t, peak_temp_bytes), NO_SUM,
      offsetof(darray_stats_summary_t, peak_temp_bytes_max)}};
 #undef COUNTER

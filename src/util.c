@@ -10,6 +10,7 @@
 #include "util.h"
 
 #include <stdatomic.h>
+#include <time.h>
 
 uint64_t darray__hash(uint64_t h, const void *p, size_t n) {
   const unsigned char *c = p;
@@ -35,6 +36,12 @@ bool darray__add_ok(int64_t a, int64_t b, int64_t *r) {
 uint64_t darray__next_id(void) {
   static _Atomic uint64_t next = 1;
   return atomic_fetch_add(&next, 1);
+}
+
+int64_t darray__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 const char *darray__type_name(int type) {

@@ -68,6 +68,8 @@ DARRAY_HIDDEN uint64_t darray__hash(uint64_t h, const void *p, size_t n);
 
 /* A new handle id, unique in the process, from 1 (util.c). */
 DARRAY_HIDDEN uint64_t darray__next_id(void);
+/* A monotonic clock, in nanoseconds (util.c): for the time counters. */
+DARRAY_HIDDEN int64_t darray__now_ns(void);
 
 /* Checked 64-bit arithmetic: return false on overflow. */
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);

@@ -71,7 +71,10 @@ int darray__io_pread(io_call_t *c, void *buf, int64_t len, int64_t off) {
   c->stats->read_calls++;
   c->stats->bytes_read += len;
   before(c);
-  return after(c, c->file->ops->pread(c->file, buf, len, off));
+  int64_t t = darray__now_ns();
+  int rc = c->file->ops->pread(c->file, buf, len, off);
+  c->stats->io_ns += darray__now_ns() - t;
+  return after(c, rc);
 }
 
 /* A plain write: [off, off+len) from buf (one piece) or from iov (n
@@ -87,8 +90,11 @@ static int write_span(io_call_t *c, const void *buf, const struct iovec *iov,
   c->stats->bytes_written += len;
   before(c);
   io_file_t *f = c->file;
-  rc = after(c, iov != NULL ? f->ops->pwritev(f, iov, n, off)
-                            : f->ops->pwrite(f, buf, len, off));
+  int64_t t = darray__now_ns();
+  rc = iov != NULL ? f->ops->pwritev(f, iov, n, off)
+                   : f->ops->pwrite(f, buf, len, off);
+  c->stats->io_ns += darray__now_ns() - t;
+  rc = after(c, rc);
   int rc2 = held ? darray__io_unlock(c, off, len) : DARRAY_SUCCESS;
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
@@ -166,5 +172,8 @@ int darray__io_preadv(io_call_t *c, const struct iovec *iov, int n,
   c->stats->read_calls++;
   c->stats->bytes_read += iov_bytes(iov, n);
   before(c);
-  return after(c, c->file->ops->preadv(c->file, iov, n, off));
+  int64_t t = darray__now_ns();
+  int rc = c->file->ops->preadv(c->file, iov, n, off);
+  c->stats->io_ns += darray__now_ns() - t;
+  return after(c, rc);
 }

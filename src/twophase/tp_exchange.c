@@ -63,8 +63,17 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
     t->x->stats.bytes_exchanged += n;
 }
 
+/* Waiting for messages, timed into the call's exchange_ns. */
+static int timed_wait(tp_t *t, int n, MPI_Request *req) {
+  int64_t t0 = darray__now_ns();
+  int rc = darray__wait_all(n, req);
+  t->x->stats.exchange_ns += darray__now_ns() - t0;
+  return rc;
+}
+
 static void wait_all(tp_t *t) {
-  if (t->cur.nreq > 0 && darray__wait_all(t->cur.nreq, t->cur.req) != DARRAY_SUCCESS)
+  if (t->cur.nreq > 0 &&
+      timed_wait(t, t->cur.nreq, t->cur.req) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
   t->cur.nreq = 0;
 }
@@ -77,7 +86,7 @@ static int one_message(tp_t *t, void *p, int len, int peer, bool send) {
                  : MPI_Irecv(p, len, MPI_BYTE, peer, TP_TAG, comm, &rq);
   if (err != MPI_SUCCESS)
     return DARRAY_EMPI;
-  return darray__wait(&rq);
+  return timed_wait(t, 1, &rq);
 }
 
 /* ---- owner side --------------------------------------------------------- */
@@ -408,7 +417,8 @@ static void swap_slots(tp_t *t) {
 }
 
 static void wait_some(tp_t *t, int from, int to) {
-  if (to > from && darray__wait_all(to - from, t->cur.req + from) != DARRAY_SUCCESS)
+  if (to > from &&
+      timed_wait(t, to - from, t->cur.req + from) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
 }
 

@@ -33,12 +33,14 @@
 static int P, me;
 
 /* The counters of a darray_stats_t, in a fixed order. */
-enum { NC = 8 };
+enum { NC = 11 };
 static void counters_of(const darray_stats_t *st, int64_t v[NC]) {
   const int64_t c[NC] = {st->bytes_read,      st->bytes_written,
                          st->read_calls,      st->write_calls,
                          st->bytes_exchanged, st->cycles,
-                         st->calls,           st->peak_temp_bytes};
+                         st->calls,           st->io_ns,
+                         st->exchange_ns,     st->call_ns,
+                         st->peak_temp_bytes};
   memcpy(v, c, sizeof c);
 }
 
@@ -73,11 +75,13 @@ static void check_summary(darray_file_t f, const char *what) {
   const int64_t got_sum[NC - 1] = {
       s.bytes_read_sum,      s.bytes_written_sum, s.read_calls_sum,
       s.write_calls_sum,     s.bytes_exchanged_sum, s.cycles_sum,
-      s.calls_sum};
+      s.calls_sum,           s.io_ns_sum,         s.exchange_ns_sum,
+      s.call_ns_sum};
   const int64_t got_max[NC] = {
       s.bytes_read_max,      s.bytes_written_max, s.read_calls_max,
       s.write_calls_max,     s.bytes_exchanged_max, s.cycles_max,
-      s.calls_max,           s.peak_temp_bytes_max};
+      s.calls_max,           s.io_ns_max,         s.exchange_ns_max,
+      s.call_ns_max,         s.peak_temp_bytes_max};
   int bad = 0;
   for (int i = 0; i < NC; i++) {
     if (i < NC - 1)
@@ -132,6 +136,15 @@ static void test_sums(const char *path, darray_t a, int32_t *buf) {
     /* the others sent data to the aggregator: sums unlike maxima */
     TU_CHECK(P == 1 || s.bytes_exchanged_sum > s.bytes_exchanged_max);
     TU_CHECK(s.cycles_max > 1);
+    /* time: every process spent some in its calls, the aggregator in the
+     * file, and the others waiting for the exchange */
+    TU_CHECK(s.call_ns_max > 0 && s.call_ns_sum >= s.call_ns_max);
+    TU_CHECK(s.io_ns_max > 0);
+    TU_CHECK(P == 1 || s.exchange_ns_max > 0);
+    darray_stats_t mine;
+    TU_OK(darray_file_get_stats(f, &mine));
+    TU_CHECK(mine.call_ns > 0);
+    TU_CHECK(mine.call_ns >= mine.io_ns);
   }
   if (me == 0)
     TU_OK(darray_file_reset_stats(f));
