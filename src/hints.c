@@ -77,7 +77,7 @@ void darray__hints_default(darray_hints_t *h) {
   h->strategy = DARRAY_STRATEGY_AUTO;
   h->ind_rd_buffer_size = INT64_C(4) << 20;
   h->ind_wr_buffer_size = INT64_C(512) << 10;
-  /* measured at 2 ranks (bench/README.md): 2-4 MiB is as fast as 16 MiB
+  /* measured at 2 ranks (bench/RESULTS.md): 2-4 MiB is as fast as 16 MiB
    * for long pieces and up to 30 % faster for short ones (image mode) */
   h->cb_buffer_size = INT64_C(4) << 20;
   h->cb_nodes = 0; /* 0: chosen by the collective strategy */
@@ -93,7 +93,7 @@ void darray__hints_default(darray_hints_t *h) {
   h->cb_cycle_ns = -1; /* measured when the file opens (wait.c) */
   h->nb_buffer_size = INT64_C(64) << 20;
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
-                              faster as vectors (bench/README.md) */
+                              faster as vectors (bench/RESULTS.md) */
 }
 
 /* One cap over every temporary buffer: each strategy bounds its memory by

@@ -7,7 +7,7 @@
  * the processor has it, else by zlib. zlib 1.2.13's crc32 runs at about
  * 1.1 GB/s here, which made the CRC of a member cost more than half of
  * writing it (issue #18); folding runs an order of magnitude faster
- * (bench/README.md).
+ * (bench/RESULTS.md).
  *
  * The method is folding (as in Intel's white paper "Fast CRC Computation
  * for Generic Polynomials Using PCLMULQDQ"). Notation: refl_n(Q) is the
