@@ -310,8 +310,8 @@ static void check_estimates(const char *line) {
             line);
 }
 
-/* Lines after the strategy: back end, what writes do about other
- * writers, cost model, ownership map. */
+/* Lines after the strategy: back end, nonblocking requests, what writes
+ * do about other writers, cost model, ownership map. */
 static void check_tail(const ecase_t *c, const char **at, bool write,
                        int strat) {
   char line[1024];
@@ -320,6 +320,10 @@ static void check_tail(const ecase_t *c, const char **at, bool write,
   if (!next_line(at, line, sizeof line))
     fz_fail("explain: the text ends after the strategy");
   expect_prefix(line, mpiio ? "  back end: mpiio" : "  back end: posix");
+  /* the fuzzer's MPI runs at MPI_THREAD_SINGLE: requests run when posted */
+  if (!next_line(at, line, sizeof line))
+    fz_fail("explain: no line on nonblocking requests");
+  expect_prefix(line, "  nonblocking requests: none (");
   if (!next_line(at, line, sizeof line))
     fz_fail("explain: no cost model");
   if (write) { /* the file is opened for writing: locked by default */

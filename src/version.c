@@ -13,9 +13,10 @@
  * (tools/version.sh) and named the tarball, darrayio.pc and the CMake
  * package after it. A header whose version changed since then would ship
  * under the old name: refuse to build until configure is remade. */
-#if DARRAY_CONFIGURE_VERSION_MAJOR != DARRAYIO_VERSION_MAJOR ||                \
-    DARRAY_CONFIGURE_VERSION_MINOR != DARRAYIO_VERSION_MINOR ||                \
-    DARRAY_CONFIGURE_VERSION_PATCH != DARRAYIO_VERSION_PATCH
+#if defined(DARRAY_CONFIGURE_VERSION_MAJOR) && /* (no config.h: fuzz/run.sh) */ \
+    (DARRAY_CONFIGURE_VERSION_MAJOR != DARRAYIO_VERSION_MAJOR ||               \
+     DARRAY_CONFIGURE_VERSION_MINOR != DARRAYIO_VERSION_MINOR ||               \
+     DARRAY_CONFIGURE_VERSION_PATCH != DARRAYIO_VERSION_PATCH)
 #error "include/darrayio.h changed its version since configure was made: run autoreconf -fi and configure again"
 #endif
 
