@@ -16,6 +16,8 @@
 #     and the file, match the oracle);
 #   - the same program built against a copy of the header whose version
 #     differs fails and says so (the version check can fail);
+#   - the README's first program, cut from README.md, builds the way the
+#     README says and writes its 64^3 doubles at 2 processes;
 #   - CMake: test/install/cmake finds the package with find_package(darrayio)
 #     and links darrayio::darrayio (and, when the Fortran module is
 #     installed, main_f.f90 with darrayio::darrayiof); they run at 1 and 2
@@ -136,6 +138,34 @@ if make -C "$tmp/stale/make" -f "$mk" CC="$cc" \
   fi
 else
   bad "building against a header of another version"
+fi
+
+# --- the README's first program ---------------------------------------------
+# The program of the README's section "A first program", as printed there,
+# built the way the README says (pkg-config and the library's directory as
+# the run path) and run at 2 processes: it writes out.dat, 64^3 doubles.
+first=$tmp/first
+mkdir -p "$first"
+awk '/^## A first program/ { on = 1; next }
+     on && /^```c$/ { copy = 1; next }
+     copy && /^```$/ { exit }
+     copy { print }' "$src/README.md" >"$first/first.c"
+if [ ! -s "$first/first.c" ]; then
+  : >"$log"
+  bad "no C program under the README's 'A first program'"
+elif try "the README's first program builds with pkg-config" \
+       $cc -o "$first/first" "$first/first.c" \
+       $(pkg-config --cflags darrayio) $(pkg-config --libs darrayio) \
+       -Wl,-rpath,"$(pkg-config --variable=libdir darrayio)"; then
+  size=
+  if (cd "$first" && $mpiexec -n 2 ./first) >"$log" 2>&1; then
+    size=$(wc -c <"$first/out.dat" 2>/dev/null)
+  fi
+  if [ "$size" = $((64 * 64 * 64 * 8)) ]; then
+    ok "the README's first program runs at 2 processes (out.dat: $size bytes)"
+  else
+    bad "the README's first program at 2 processes (out.dat: '${size:-none}')"
+  fi
 fi
 
 # --- CMake -----------------------------------------------------------------
