@@ -1428,8 +1428,14 @@ typedef struct darray_member_info {
  * gives every process its arrays (darray_inquire()). Hints as for
  * darray_file_open(), plus `darray_verify_crc` = `disable` (default) or
  * `enable`: a whole-array darray_read() of a `.npz` member compares the
- * CRC-32 of the bytes it read with the recorded one. The data of each
- * member starts at a multiple of `striping_unit` when set, else of 4 KiB.
+ * CRC-32 of the bytes it read with the recorded one; `darray_crc_thread` =
+ * `automatic` (default), `enable` or `disable`: a thread beside a blocking
+ * whole-array darray_write() of a `.npz` member computes the process's
+ * share of the member's CRC-32 from the buffer while the write runs
+ * (automatic: when the node runs fewer of the file's processes than a
+ * process has cores; two-phase writes compute it on their aggregators'
+ * chunks instead). The data of each member starts at a multiple of
+ * `striping_unit` when set, else of 4 KiB.
  * Needs zlib (configure finds it).
  *
  * \param comm the processes that will access the file

@@ -63,12 +63,16 @@ DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
  * (wait.c). cached: the kept value, if this process has it (local);
  * measure: collective over comm (a duplicate of user_comm), the same
  * answer everywhere, DARRAY_EMPI when an allreduce fails. Every process
- * must measure when one has no kept value. */
+ * must measure when one has no kept value. Both also give how many of
+ * comm's processes run on this process's node (*node_procs). */
 #define DARRAY_CYCLE_CORE_NS INT64_C(10000)
 #define DARRAY_CYCLE_SHARED_NS INT64_C(1000000)
-DARRAY_HIDDEN bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns);
+DARRAY_HIDDEN bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns,
+                                           int *node_procs);
 DARRAY_HIDDEN int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
-                                            int64_t *ns);
+                                            int64_t *ns, int *node_procs);
+/* Cores this process may run on. */
+DARRAY_HIDDEN int darray__cores(void);
 DARRAY_HIDDEN int darray__wait(MPI_Request *req);
 
 #endif /* DARRAYIO_AGREE_H */

@@ -121,19 +121,20 @@ static void settle_hints(darray_file_t f, const char *path) {
           darray__short_path(path, sp, sizeof sp), f->nprocs, text);
 }
 
-/* What a synchronization costs (wait.c), unless darray_cb_cycle_ns was
- * given: the value kept from an earlier open, or measured by every process
- * (the open's first agreement decided which, the same everywhere) before
- * the open's last agreement, which learns a failure. Returns rc, or the
- * measurement's failure. */
+/* What a synchronization costs (wait.c; darray_cb_cycle_ns, unless the
+ * hint was given) and how many of the file's processes share this one's
+ * node: the values kept from an earlier open, or measured by every
+ * process (the open's first agreement decided which, the same everywhere)
+ * before the open's last agreement, which learns a failure. Returns rc, or
+ * the measurement's failure. */
 static int cycle_cost(darray_file_t f, MPI_Comm comm, bool kept, int64_t ns,
-                      int rc, char *msg) {
+                      int node_procs, int rc, char *msg) {
   f->cycle_at_open = f->hints.cb_cycle_ns < 0;
-  if (!f->cycle_at_open)
-    return rc;
   int rc2 = kept ? DARRAY_SUCCESS
-                 : darray__sync_cost_measure(comm, f->comm, &ns);
-  f->hints.cb_cycle_ns = ns;
+                 : darray__sync_cost_measure(comm, f->comm, &ns, &node_procs);
+  f->node_procs = node_procs;
+  if (f->cycle_at_open)
+    f->hints.cb_cycle_ns = ns;
   if (rc == DARRAY_SUCCESS && rc2 != DARRAY_SUCCESS)
     rc = darray__err(msg, rc2, "MPI_Allreduce failed while measuring what "
                                "a synchronization costs");
@@ -212,12 +213,13 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
       rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
   }
   int64_t h[4] = {0, mode, 0, 1}, cycle_ns = 0;
+  int node_procs = 0;
   if (path != NULL)
     h[0] = (int64_t)darray__hash(0, path, strlen(path));
   if (f != NULL)
     h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
-  if (rc == DARRAY_SUCCESS && f->hints.cb_cycle_ns < 0)
-    h[3] = darray__sync_cost_cached(comm, &cycle_ns);
+  if (rc == DARRAY_SUCCESS)
+    h[3] = darray__sync_cost_cached(comm, &cycle_ns, &node_procs);
   int bad = -1, late = DARRAY_SUCCESS;
   rc = darray__agree_first(comm, rc, msg, h, 4, &bad, &late);
   if (rc == DARRAY_EINCONSISTENT && bad == 3) { /* some process lost it */
@@ -245,7 +247,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
-  rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, rc, msg);
+  rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, node_procs, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = late;
   rc = darray__agree(f->comm, rc, msg);

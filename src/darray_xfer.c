@@ -404,6 +404,9 @@ static int64_t call_bytes(const xcall_t *c) {
 
 int darray__xcall_begin(xcall_t *c) {
   int rc = xfer_begin(&c->x, region_of(c), c->rc0);
+  if (rc == DARRAY_SUCCESS)
+    darray__format_begin(c->x.f, c->member, &c->x, !c->section, c->blocking,
+                         &c->share);
   if (rc == DARRAY_SUCCESS && verbose())
     c->bytes = call_bytes(c);
   return rc;
@@ -435,7 +438,9 @@ int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
 
 int darray__xcall_after(xcall_t *c, int rc) {
   rc = darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
-                            c->x.write, !c->section, rc, c->x.msg);
+                            c->x.write, !c->section, &c->share, rc,
+                            c->x.msg);
+  c->x.crc = NULL;
   if (verbose() && c->view.rank == 0)
     fprintf(stderr, "darrayio: call %lld on file %llu: %s: %s, %lld bytes, "
             "%.6f s, strategy %s\n", (long long)c->number,
@@ -476,6 +481,7 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
   int rc = darray__xcall_setup(&c, f, a, buf, write, g);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  c.blocking = true;
   darray__async_idle(f); /* after the requests posted before it */
   rc = darray__xcall_begin(&c);
   if (rc == DARRAY_SUCCESS)

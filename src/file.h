@@ -17,6 +17,8 @@ typedef struct darray_file_s {
   int mode;
   darray_hints_t hints;
   bool cycle_at_open; /* darray_cb_cycle_ns was set by the open (wait.c) */
+  int node_procs;     /* the file's processes on this node (wait.c, at
+                         open; 0: unknown) */
   uint64_t id;        /* unique in the process (darray__next_id) */
   int64_t ncalls;     /* read and write calls posted so far (their number
                          in DARRAYIO_VERBOSE's lines) */

@@ -66,6 +66,7 @@ static const hint_def_t hint_table[] = {
     SZ("darray_cb_cycle_ns", cb_cycle_ns, 0, INT64_C(1000000000)),
     EN("darray_concurrent_writers", concurrency, concurrency_names),
     EN("darray_verify_crc", verify_crc, verify_names),
+    EN("darray_crc_thread", crc_thread, tri_names),
     EN("darray_async", async_mode, async_names),
     SZ("darray_nb_buffer_size", nb_buffer_size, 0, INT64_C(1) << 40),
 };

@@ -61,6 +61,10 @@ typedef struct darray_hints {
   /* darray_verify_crc: whole-array reads of .npz members check their
    * CRC-32 (src/format) */
   int verify_crc;
+  /* darray_crc_thread: a thread beside a whole-array write of a .npz
+   * member computes its CRC share (tri-state; automatic: when the node
+   * runs fewer of the file's processes than a process has cores) */
+  int crc_thread;
   /* nonblocking requests (src/async): how far they may run in the
    * background (DARRAY_ASYNC_*, lowered to what the thread level allows),
    * and the bytes the copies of buffered writes may hold per process */

@@ -45,7 +45,21 @@ typedef struct xfer {
                       are not candidates */
   int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
                for the next agreement (darray__agree_first) */
+  /* a whole-array write of a dataset member whose CRC-32 is kept
+   * (src/format), under a strategy whose entry says crc_share: its run
+   * feeds this process's share of the CRC from the bytes it writes
+   * (darray__xfer_crc); NULL otherwise */
+  struct fmt_share *crc;
 } xfer_t;
+
+/* Bytes [foff, foff + n) of the file, which this call writes from p, into
+ * its CRC share (x->crc; nothing when NULL). Calls come in increasing
+ * file order. A strategy that writes bytes which are not the call's (the
+ * holes of a chunk written back) calls darray__xfer_crc_lost instead: the
+ * member is then read back for its CRC at close. */
+DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
+                                    int64_t n);
+DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
 
 /* The call's access in numbers (access.h), computed the first time it is
  * asked for and kept until darray__xfer_access_free: a whole-array call
@@ -110,7 +124,11 @@ typedef struct estimate {
  *    its failures (out of memory) are agreed on with the arguments; run
  *    may be collective and then must take part in every exchange even
  *    after a local failure; finish frees what prepare made. prepare and
- *    finish may be NULL.
+ *    finish may be NULL;
+ *  - crc_share: on a whole-array write of a dataset member with a CRC,
+ *    run feeds the CRC from the bytes this process writes (x->crc), where
+ *    they are contiguous (two-phase's aggregators: their chunks); other
+ *    strategies leave it to the owners' runs (src/format).
  */
 typedef struct strategy {
   const char *name;
@@ -120,6 +138,7 @@ typedef struct strategy {
   int (*prepare)(xfer_t *x);
   int (*run)(xfer_t *x); /* the caller agrees on the result */
   void (*finish)(xfer_t *x);
+  bool crc_share;
 } strategy_t;
 
 /* Entries a table may have. */

@@ -88,8 +88,7 @@ static int cost_keyval(void) {
   return k; /* another thread's */
 }
 
-/* Cores this process may run on. */
-static int cores(void) {
+int darray__cores(void) {
 #ifdef CPU_COUNT
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
@@ -108,7 +107,7 @@ static int cores(void) {
  * whose first allreduce failed still joins the second, taking its own host
  * for every process's, as the others do on one node. (Across nodes they
  * would wait in MPI_Comm_split_type: not covered, doc/reliability.md.) */
-static int measure_sync(MPI_Comm comm, int64_t *ns) {
+static int measure_sync(MPI_Comm comm, int64_t *ns, int *node_procs) {
   char host[256] = "";
   int P, here = 1, over, rc = DARRAY_SUCCESS;
   MPI_Comm_size(comm, &P);
@@ -129,7 +128,8 @@ static int measure_sync(MPI_Comm comm, int64_t *ns) {
     MPI_Comm_size(node, &here);
     MPI_Comm_free(&node);
   }
-  over = here > cores(); /* a failed split only changes my vote */
+  *node_procs = here;
+  over = here > darray__cores(); /* a failed split only changes my vote */
   if (MPI_Iallreduce(MPI_IN_PLACE, &over, 1, MPI_INT, MPI_MAX, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
@@ -140,30 +140,33 @@ static int measure_sync(MPI_Comm comm, int64_t *ns) {
 
 /* A lookup that fails (no key, no memory, an MPI failure) is a miss: the
  * caller agrees on misses, and then every process measures again. */
-bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns) {
+bool darray__sync_cost_cached(MPI_Comm user_comm, int64_t *ns,
+                              int *node_procs) {
   int found = 0;
-  int64_t *cached = NULL;
+  int64_t *cached = NULL; /* {ns, node_procs} */
   int key = atomic_load(&sync_keyval);
   if (key == MPI_KEYVAL_INVALID ||
       MPI_Comm_get_attr(user_comm, key, &cached, &found) !=
           MPI_SUCCESS ||
       !found)
     return false;
-  *ns = *cached;
+  *ns = cached[0];
+  *node_procs = (int)cached[1];
   return true;
 }
 
 int darray__sync_cost_measure(MPI_Comm user_comm, MPI_Comm comm,
-                              int64_t *ns) {
-  int rc = measure_sync(comm, ns);
+                              int64_t *ns, int *node_procs) {
+  int rc = measure_sync(comm, ns, node_procs);
   if (rc != DARRAY_SUCCESS)
     return rc;
   int key = cost_keyval();
   if (key == MPI_KEYVAL_INVALID)
     return DARRAY_SUCCESS; /* measured, not kept */
-  int64_t *cached = malloc(sizeof *cached);
+  int64_t *cached = malloc(2 * sizeof *cached);
   if (cached != NULL) {
-    *cached = *ns;
+    cached[0] = *ns;
+    cached[1] = *node_procs;
     if (MPI_Comm_set_attr(user_comm, key, cached) != MPI_SUCCESS)
       free(cached);
   }

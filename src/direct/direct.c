@@ -227,4 +227,5 @@ static int direct_estimate(const xfer_t *x, const access_t *acc,
 }
 
 const strategy_t darray__strategy_direct = {
-    "direct", false, {NULL, NULL}, direct_estimate, NULL, direct_run, NULL};
+    "direct", false, {NULL, NULL}, direct_estimate, NULL, direct_run, NULL,
+    false};

@@ -16,6 +16,7 @@
 
 #include "array.h"
 #include "file.h"
+#include "strategy.h"
 
 enum { DARRAY_FMT_NPY = 1, DARRAY_FMT_NPZ = 2 };
 
@@ -147,6 +148,36 @@ DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[8];
 
 /* ---- format_crc.c */
 
+/* How one whole-array write of a member gets this process's share of the
+ * member's CRC (darray__format_begin decides, the same way on every
+ * process for STRATEGY):
+ *  - STRATEGY: the strategy feeds it from the bytes it writes, as it
+ *    writes them (two-phase's aggregators: their contiguous chunks, one
+ *    CRC run per chunk instead of one per owner's run);
+ *  - THREAD: a thread beside the write feeds it from the owners' runs in
+ *    the caller's buffer, which the write only reads (blocking calls, when
+ *    the node has a core to spare or darray_crc_thread says so);
+ *  - AFTER: the owners' runs, after the write, in the calling thread. */
+enum { FMT_SHARE_NONE = 0, FMT_SHARE_STRATEGY, FMT_SHARE_THREAD,
+       FMT_SHARE_AFTER };
+typedef struct fmt_share {
+  int how;          /* FMT_SHARE_* */
+  int64_t lo, len;  /* the member's data: file offset, bytes */
+  crc_acc_t acc;    /* STRATEGY: what was fed, at member offsets */
+  bool lost;        /* STRATEGY: bytes not the call's were written */
+  /* THREAD: the job and its result */
+  const struct darray_s *view;
+  const char *buf;
+  uint32_t r;
+  int rc;
+} fmt_share_t;
+/* THREAD: start the job in a pool thread (src/async/async_pool.c);
+ * false when none could be had (then the caller feeds it AFTER). */
+DARRAY_HIDDEN bool darray__format_share_start(fmt_share_t *sh);
+/* THREAD: wait for the job's end. */
+DARRAY_HIDDEN void darray__format_share_join(fmt_share_t *sh);
+
+
 /* This process's share of R(data) of the member at whose offset view (an
  * array description at the member's place) lies: its cells' runs, read
  * from buf (strided runs through a bounded copy). */
@@ -169,15 +200,24 @@ DARRAY_HIDDEN int darray__format_place(struct darray_file_s *f,
                                        const struct darray_s *a,
                                        struct darray_s *view, int *member,
                                        char *msg);
+/* After a call's plan, before its bytes move (its begin succeeded): how
+ * a whole-array write of member m gets this process's CRC share (sh; x->crc
+ * is set for STRATEGY, a THREAD job is started). blocking: the call is not
+ * a request (requests compute the share in their own time). */
+DARRAY_HIDDEN void darray__format_begin(struct darray_file_s *f, int m,
+                                        xfer_t *x, bool whole, bool blocking,
+                                        fmt_share_t *sh);
 /* After a call on member m (its result rc, agreed): a whole-array write
- * keeps this process's share of the CRC, a section write or a failure
- * marks the member for reading back; a whole-array read with
- * darray_verify_crc checks the CRC (collective, on f->comm). Returns rc,
- * or DARRAY_ECRC with a message in msg (the call's). */
+ * keeps this process's share of the CRC (sh: as format_begin decided; a
+ * THREAD job is waited for), a section write or a failure marks the member
+ * for reading back; a whole-array read with darray_verify_crc checks the
+ * CRC (collective, on f->comm). Returns rc, or DARRAY_ECRC with a message
+ * in msg (the call's). */
 DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
                                        const struct darray_s *view,
                                        const char *buf, bool write,
-                                       bool whole, int rc, char *msg);
+                                       bool whole, fmt_share_t *sh, int rc,
+                                       char *msg);
 /* Whether darray__format_after is collective for such a call on member m
  * (-1: none): a whole-array read whose CRC is checked. */
 DARRAY_HIDDEN bool darray__format_after_collective(struct darray_file_s *f,

@@ -39,16 +39,64 @@ bool darray__format_after_collective(darray_file_t f, int m, bool write,
          f->fmt->m[m].info.has_crc;
 }
 
+/* Whether a thread may compute a write's CRC share beside it: the hint,
+ * or (automatic) whether this node runs fewer of the file's processes
+ * than this process has cores (wait.c measured it at open; 0: unknown). */
+static bool share_thread(const darray_file_t f) {
+  if (f->hints.crc_thread != DARRAY_TRI_AUTO)
+    return f->hints.crc_thread == DARRAY_TRI_ENABLE;
+  return f->node_procs > 0 && f->node_procs < darray__cores();
+}
+
+void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
+                          bool blocking, fmt_share_t *sh) {
+  memset(sh, 0, sizeof *sh);
+  if (i < 0 || !x->write || !whole || !f->fmt->m[i].info.has_crc)
+    return;
+  const fmt_member_t *m = &f->fmt->m[i];
+  sh->lo = m->info.offset;
+  sh->len = m->info.bytes;
+  sh->acc = (crc_acc_t)DARRAY_CRC_ACC_INIT;
+  sh->view = x->a;
+  sh->buf = x->buf;
+  if (x->strategy->crc_share) { /* the same on every process */
+    sh->how = FMT_SHARE_STRATEGY;
+    x->crc = sh;
+  } else if (blocking && share_thread(f) && darray__format_share_start(sh)) {
+    sh->how = FMT_SHARE_THREAD;
+  } else {
+    sh->how = FMT_SHARE_AFTER;
+  }
+}
+
+/* This process's share of a whole-array write's CRC into m->part; false
+ * when it cannot be had (out of memory, or the strategy wrote bytes not
+ * the call's): the member is then read back at close. */
+static bool keep_share(fmt_member_t *m, fmt_share_t *sh,
+                       const struct darray_s *v, const char *buf) {
+  switch (sh->how) {
+  case FMT_SHARE_STRATEGY:
+    m->part = darray__crc_acc_end(&sh->acc, sh->len);
+    return !sh->lost;
+  case FMT_SHARE_THREAD:
+    m->part = sh->r;
+    return sh->rc == DARRAY_SUCCESS;
+  default: /* AFTER, and NONE (a failure before the plan) */
+    return darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
+                                   &m->part) == DARRAY_SUCCESS;
+  }
+}
+
 int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
-                         const char *buf, bool write, bool whole, int rc,
-                         char *msg) {
+                         const char *buf, bool write, bool whole,
+                         fmt_share_t *sh, int rc, char *msg) {
+  if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
+    darray__format_share_join(sh);
   if (i < 0)
     return rc;
   fmt_member_t *m = &f->fmt->m[i];
   if (write) { /* a failure here costs a read back at close, no more */
-    bool ok = rc == DARRAY_SUCCESS && whole &&
-              darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
-                                      &m->part) == DARRAY_SUCCESS;
+    bool ok = rc == DARRAY_SUCCESS && whole && keep_share(m, sh, v, buf);
     m->crc_state = ok ? DARRAY_FMT_CRC_RUNS : DARRAY_FMT_CRC_READBACK;
     return rc;
   }
@@ -186,6 +234,19 @@ static int rank0_write(darray_file_t f, const uint32_t *parts, char *msg) {
   return rc;
 }
 
+/* OR of want[0..n) over every process (collective). */
+static int agree_wanted(MPI_Comm comm, bool *want, int n, char *msg) {
+  MPI_Request req;
+  if (n == 0)
+    return DARRAY_SUCCESS;
+  if (MPI_Iallreduce(MPI_IN_PLACE, want, n, MPI_C_BOOL, MPI_LOR, comm,
+                     &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce (which members "
+                       "to read back for their CRC-32) failed");
+  return DARRAY_SUCCESS;
+}
+
 static int close_writing(darray_file_t f, char *msg) {
   fmt_file_t *z = f->fmt;
   if (z->kind == DARRAY_FMT_NPY && z->n == 0)
@@ -196,10 +257,15 @@ static int close_writing(darray_file_t f, char *msg) {
   int rc = parts == NULL || want == NULL
                ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
                : DARRAY_SUCCESS;
-  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++) {
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)
     want[i] = z->m[i].crc_state == DARRAY_FMT_CRC_READBACK;
+  /* a share that one process could not keep (out of memory, a chunk
+   * written back with its holes) has every process read the member back:
+   * the processes agree on which members, then all of them read */
+  if (rc == DARRAY_SUCCESS)
+    rc = agree_wanted(f->comm, want, z->n, msg);
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)
     any = any || want[i];
-  }
   if (rc == DARRAY_SUCCESS && any && f->rank == 0) {
     darray_stats_t st = {0};
     io_call_t c;

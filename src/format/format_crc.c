@@ -9,6 +9,7 @@
  */
 #include "format/format.h"
 #include "layout/layout.h"
+#include "async/async.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -90,3 +91,33 @@ int darray__format_readback_crc(struct darray_file_s *f,
   *r = darray__crc_acc_end(&acc, n);
   return rc;
 }
+
+/* ---- a whole-array write's share (format.h: fmt_share_t) */
+
+void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p, int64_t n) {
+  fmt_share_t *sh = x->crc;
+  if (sh == NULL)
+    return;
+  int64_t lo = foff > sh->lo ? foff : sh->lo;
+  int64_t hi = foff + n < sh->lo + sh->len ? foff + n : sh->lo + sh->len;
+  if (lo < hi) /* a chunk lies inside the member: clipping is a guard */
+    darray__crc_acc_add(&sh->acc, lo - sh->lo, (const char *)p + (lo - foff),
+                        hi - lo);
+}
+
+void darray__xfer_crc_lost(xfer_t *x) {
+  if (x->crc != NULL)
+    x->crc->lost = true;
+}
+
+static void share_job(void *q) {
+  fmt_share_t *sh = q;
+  sh->rc = darray__format_runs_crc(sh->view, sh->buf, sh->lo, sh->len,
+                                   &sh->r);
+}
+
+bool darray__format_share_start(fmt_share_t *sh) {
+  return darray__pool_start(share_job, sh) == 0;
+}
+
+void darray__format_share_join(fmt_share_t *sh) { darray__pool_wait(sh); }

@@ -349,4 +349,4 @@ static int sieve_run(xfer_t *x) {
 
 const strategy_t darray__strategy_sieve = {
     "sieve", false, {"romio_ds_read", "romio_ds_write"},
-    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish};
+    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish, false};

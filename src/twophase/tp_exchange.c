@@ -195,6 +195,14 @@ static void flush_vector(tp_t *t) {
   if (t->niov == 0)
     return;
   io_call_t *io = &t->x->io;
+  if (t->x->write && t->x->crc != NULL) { /* a dataset member's share */
+    int64_t off = t->iov_off;
+    for (int i = 0; i < t->niov; i++) {
+      darray__xfer_crc(t->x, off, t->iov[i].iov_base,
+                       (int64_t)t->iov[i].iov_len);
+      off += (int64_t)t->iov[i].iov_len;
+    }
+  }
   int rc = t->x->write ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off,
                                             t->pack, t->M)
                        : darray__io_preadv(io, t->iov, t->niov, t->iov_off,
@@ -309,6 +317,7 @@ static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
     vector_pieces(t, clo, chi, true);
     return DARRAY_SUCCESS; /* failures are in t->rc */
   }
+  darray__xfer_crc_lost(t->x); /* the holes' bytes are not the call's */
   int rc = darray__io_lock(io, clo, chi - clo, true);
   if (rc != DARRAY_SUCCESS)
     return rc;
@@ -334,6 +343,7 @@ static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
     rc = write_image_holes(t, clo, chi);
   } else if (t->x->write) {
     image_copy(t, clo, chi, true);
+    darray__xfer_crc(t->x, clo, t->img, chi - clo);
     rc = darray__io_pwrite(io, t->img, chi - clo, clo);
   } else {
     rc = darray__io_pread(io, t->img, chi - clo, clo);

@@ -73,6 +73,19 @@ static const fcase_t cases[] = {
      DARRAY_ORDER_C, {0}, 2, "darray_strategy=direct"},
     {2, {40, 33}, DARRAY_DOUBLE, "<f8", {DARRAY_DIST_CYCLIC, DARRAY_DIST_CYCLIC},
      {1, 1}, DARRAY_ORDER_C, {0, 1}, 0, "striping_unit=64k"},
+    /* the CRC share fed by two-phase's aggregators from their chunks as
+     * vectors of pieces (no image) and pipelined, and by a thread beside
+     * independent writes */
+    {3, {5, 6, 7}, DARRAY_INT32, "<i4",
+     {DARRAY_DIST_BLOCK, DARRAY_DIST_CYCLIC, DARRAY_DIST_BLOCK}, {-1, 1, -1},
+     DARRAY_ORDER_C, {0, 1, 2}, 0, "darray_strategy=twophase;"
+     "darray_cb_image_piece=0;cb_buffer_size=96;darray_cb_pipeline=enable"},
+    {2, {9, 11}, DARRAY_DOUBLE, "<f8", {DARRAY_DIST_CYCLIC, DARRAY_DIST_BLOCK},
+     {2, -1}, DARRAY_ORDER_FORTRAN, {1, 0}, 1, "darray_strategy=direct;"
+     "darray_crc_thread=enable"},
+    {2, {8, 8}, DARRAY_INT16, "<i2", {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK},
+     {-1, -1}, DARRAY_ORDER_C, {0, 1}, 0, "darray_strategy=sieve;"
+     "darray_crc_thread=enable"},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
