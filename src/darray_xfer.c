@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_xfer.c - the collective read and write entry points, for whole
- * arrays and for sections: validate, agree, plan, dispatch.
+ * darray_xfer.c - the blocking collective read and write entry points, for
+ * whole arrays and for sections, and the phases of a call (xfer.h) that
+ * they and the nonblocking ones (async/async_api.c) run: validate, agree,
+ * plan, dispatch.
  *
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
@@ -335,20 +337,6 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   return rc;
 }
 
-/* What the call counted, into the file's counters. */
-static void fold_stats(darray_stats_t *into, const darray_stats_t *c) {
-  into->bytes_read += c->bytes_read;
-  into->bytes_written += c->bytes_written;
-  into->read_calls += c->read_calls;
-  into->write_calls += c->write_calls;
-  into->bytes_exchanged += c->bytes_exchanged;
-  into->cycles += c->cycles;
-  into->io_ns += c->io_ns;
-  into->exchange_ns += c->exchange_ns;
-  if (c->peak_temp_bytes > into->peak_temp_bytes)
-    into->peak_temp_bytes = c->peak_temp_bytes;
-}
-
 static const region_t *region_of(const xcall_t *c) {
   return c->section ? &c->g : NULL;
 }
@@ -463,7 +451,7 @@ int darray__xcall_end(xcall_t *c, int rc) {
  * message, which the user reads with darray_file_errmsg(). */
 void darray__xcall_fold(xcall_t *c, int rc) {
   darray_file_t f = c->x.f;
-  fold_stats(&f->stats, &c->x.stats);
+  darray__stats_fold(&f->stats, &c->x.stats);
   double t = (MPI_Wtime() - c->t0) * 1e9; /* from the call or the post */
   f->stats.call_ns += t > 0 ? (int64_t)t : 0;
   if (!c->x.failed_early) {
@@ -510,40 +498,4 @@ int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
                         void *buf) {
   region_t g = {start, count, order};
   return xfer(f, a, buf, false, &g);
-}
-
-int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
-                  darray_request_t *req) {
-  return darray__async_post(f, a, (void *)buf, true, NULL, false, req);
-}
-
-int darray_iread(darray_file_t f, darray_t a, void *buf,
-                 darray_request_t *req) {
-  return darray__async_post(f, a, buf, false, NULL, false, req);
-}
-
-int darray_bwrite(darray_file_t f, darray_t a, const void *buf,
-                  darray_request_t *req) {
-  return darray__async_post(f, a, (void *)buf, true, NULL, true, req);
-}
-
-int darray_iwrite_section(darray_file_t f, darray_t a, const int64_t start[],
-                          const int64_t count[], darray_order_t order,
-                          const void *buf, darray_request_t *req) {
-  region_t g = {start, count, order};
-  return darray__async_post(f, a, (void *)buf, true, &g, false, req);
-}
-
-int darray_iread_section(darray_file_t f, darray_t a, const int64_t start[],
-                         const int64_t count[], darray_order_t order,
-                         void *buf, darray_request_t *req) {
-  region_t g = {start, count, order};
-  return darray__async_post(f, a, buf, false, &g, false, req);
-}
-
-int darray_bwrite_section(darray_file_t f, darray_t a, const int64_t start[],
-                          const int64_t count[], darray_order_t order,
-                          const void *buf, darray_request_t *req) {
-  region_t g = {start, count, order};
-  return darray__async_post(f, a, (void *)buf, true, &g, true, req);
 }

@@ -48,5 +48,8 @@ DARRAY_HIDDEN int darray__file_check_mpi(struct darray_file_s *f);
 DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
 /* Forget the back end's last failure (before an operation). */
 DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
+/* What a call counted (c) added into a file's counters (into; stats.c). */
+DARRAY_HIDDEN void darray__stats_fold(darray_stats_t *into,
+                                      const darray_stats_t *c);
 
 #endif /* DARRAYIO_FILE_H */

@@ -2,8 +2,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * stats.c - darray_file_stats_summary: a file's I/O counters summed and
- * maximized over its processes, in two reductions and one agreement.
+ * stats.c - a file's I/O counters: a call's added into the file's
+ * (darray__stats_fold), and darray_file_stats_summary: a file's counters
+ * summed and maximized over its processes, in two reductions and one
+ * agreement.
  */
 #include "agree.h"
 #include "file.h"
@@ -39,6 +41,20 @@ static int64_t counter(const darray_stats_t *st, int i) {
 
 static void set(darray_stats_summary_t *s, size_t off, int64_t v) {
   *(int64_t *)((char *)s + off) = v;
+}
+
+/* What the call counted, into the file's counters. */
+void darray__stats_fold(darray_stats_t *into, const darray_stats_t *c) {
+  into->bytes_read += c->bytes_read;
+  into->bytes_written += c->bytes_written;
+  into->read_calls += c->read_calls;
+  into->write_calls += c->write_calls;
+  into->bytes_exchanged += c->bytes_exchanged;
+  into->cycles += c->cycles;
+  into->io_ns += c->io_ns;
+  into->exchange_ns += c->exchange_ns;
+  if (c->peak_temp_bytes > into->peak_temp_bytes)
+    into->peak_temp_bytes = c->peak_temp_bytes;
 }
 
 /* A sum of 64-bit counters could pass INT64_MAX, which MPI_SUM would not

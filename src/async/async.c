@@ -2,53 +2,15 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async.c - nonblocking requests: post, the I/O thread, completion
- * (async.h says where each phase of a request runs).
+ * async.c - nonblocking requests: post and the I/O thread (async.h says
+ * where each phase of a request runs; completion is in async_complete.c).
  */
-#include "async/async.h"
+#include "async/async_impl.h"
 #include "agree.h"
 #include "format/format.h"
 
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A request's progress. */
-enum {
-  R_NEW,      /* posted, not yet begun or handed over */
-  R_QUEUED,   /* the I/O thread has its work to do */
-  R_RAN,      /* files: transferred, the final agreement still to come */
-  R_AGREEING, /* files: the final agreement is posted */
-  R_DONE      /* the result is known, the same everywhere */
-};
-
-typedef struct async_req {
-  darray_request_t id;
-  xcall_t c;
-  int64_t start[DARRAY_MAX_DIMS], count[DARRAY_MAX_DIMS];
-  section_t *sec;     /* the request's copy of the array's cells */
-  void *copy;         /* a buffered write's data */
-  int64_t copy_bytes;
-  bool sync;          /* darray_file_isync: no call, the file's sync */
-  int64_t lo, hi;     /* the file bytes the call may touch */
-  int state;          /* R_*: under the file's mutex while queued */
-  int rc;
-  nbagree_t ag;
-  struct async_req *next;
-} async_req_t;
-
-struct async_file {
-  int mode; /* DARRAY_ASYNC_THREAD, _FILES or _NONE */
-  pthread_mutex_t mu;
-  pthread_cond_t work, done;
-  bool thread_on, stop;
-  async_req_t *head, *tail; /* posted, not yet collected, in post order */
-  int queued;               /* requests with work for the thread */
-  uint32_t seq;
-  int64_t held;             /* bytes of buffered copies */
-  MPI_Comm end_comm;        /* files: the final agreements */
-};
 
 /* ---- the I/O thread ---------------------------------------------------- */
 
@@ -115,15 +77,6 @@ static void serve(void *arg) {
   pthread_mutex_unlock(&q->mu);
 }
 
-/* Let the file's thread go back to the pool (at close). */
-static void let_go(async_file_t *q) {
-  pthread_mutex_lock(&q->mu);
-  q->stop = true;
-  pthread_cond_signal(&q->work);
-  pthread_mutex_unlock(&q->mu);
-  darray__pool_wait(q); /* then nothing touches q but the caller */
-}
-
 /* Give the thread r (started at the first request that needs it); false
  * when no thread can be started: the caller runs r itself. */
 static bool hand_over(async_file_t *q, async_req_t *r) {
@@ -140,17 +93,7 @@ static bool hand_over(async_file_t *q, async_req_t *r) {
   return true;
 }
 
-void darray__async_idle(darray_file_t f) {
-  async_file_t *q = f->async;
-  if (q == NULL || !q->thread_on)
-    return;
-  pthread_mutex_lock(&q->mu);
-  while (q->queued > 0)
-    pthread_cond_wait(&q->done, &q->mu);
-  pthread_mutex_unlock(&q->mu);
-}
-
-static int state_of(async_file_t *q, async_req_t *r) {
+int darray__async_state(async_file_t *q, async_req_t *r) {
   pthread_mutex_lock(&q->mu);
   int s = r->state;
   pthread_mutex_unlock(&q->mu);
@@ -159,16 +102,9 @@ static int state_of(async_file_t *q, async_req_t *r) {
 
 /* A request's state changes under the file's mutex: the thread reads
  * every request's while it looks for work. */
-static void set_state(async_file_t *q, async_req_t *r, int state) {
+void darray__async_set_state(async_file_t *q, async_req_t *r, int state) {
   pthread_mutex_lock(&q->mu);
   r->state = state;
-  pthread_mutex_unlock(&q->mu);
-}
-
-static void wait_state(async_file_t *q, async_req_t *r) {
-  pthread_mutex_lock(&q->mu);
-  while (r->state == R_QUEUED)
-    pthread_cond_wait(&q->done, &q->mu);
   pthread_mutex_unlock(&q->mu);
 }
 
@@ -219,6 +155,27 @@ static int async_setup(darray_file_t f, char *msg) {
   pthread_cond_init(&q->done, NULL);
   f->async = q;
   return DARRAY_SUCCESS;
+}
+
+int darray__async_mode(const darray_file_s_t *f) {
+  return f->async != NULL ? f->async->mode : mode_wanted(f);
+}
+
+const char *darray__async_text(const darray_file_s_t *f) {
+  switch (darray__async_mode(f)) {
+  case DARRAY_ASYNC_THREAD:
+    return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
+           "request whole, agreement and exchange included; the program "
+           "computes meanwhile";
+  case DARRAY_ASYNC_FILES:
+    return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
+           "direct and sieve transfers on the posix back end in a thread of "
+           "the file (the planner chooses among them), other transfers when "
+           "posted; the final agreement is progressed by test and wait";
+  default:
+    return "none (MPI_THREAD_SINGLE or darray_async=none): requests run "
+           "when posted";
+  }
 }
 
 /* ---- post ---------------------------------------------------------------- */
@@ -288,8 +245,6 @@ static bool mpi_free(const xcall_t *c) {
                                           !c->section);
 }
 
-static void advance(async_file_t *q, async_req_t *last, bool block);
-
 /* files: the requests before r whose bytes r's may meet, one of them a
  * write, complete first. Below MPI_THREAD_MULTIPLE nothing orders one
  * process's background transfer after another's but the final agreement
@@ -299,11 +254,11 @@ static void advance(async_file_t *q, async_req_t *last, bool block);
 static void after_hazards(async_file_t *q, async_req_t *r) {
   async_req_t *last = NULL;
   for (async_req_t *p = q->head; p != r; p = p->next)
-    if (state_of(q, p) != R_DONE && (p->c.x.write || r->c.x.write) &&
-        p->lo < r->hi && r->lo < p->hi)
+    if (darray__async_state(q, p) != R_DONE &&
+        (p->c.x.write || r->c.x.write) && p->lo < r->hi && r->lo < p->hi)
       last = p;
   if (last != NULL)
-    advance(q, last, true);
+    darray__async_advance(q, last, true);
 }
 
 /* Begin r (files, none: collective, in the program's thread) and start
@@ -314,7 +269,7 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
     if (!hand_over(q, r)) {
       darray__async_idle(f); /* no thread: run it now, in order */
       r->rc = execute(q->mode, c, r->sync);
-      set_state(q, r, R_DONE);
+      darray__async_set_state(q, r, R_DONE);
     }
     return;
   }
@@ -325,11 +280,11 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
     darray__async_idle(f);
     r->rc = sync_file(c);
     if (q->mode == DARRAY_ASYNC_FILES) {
-      set_state(q, r, R_RAN);
+      darray__async_set_state(q, r, R_RAN);
       return;
     }
     r->rc = darray__agree(f->comm, r->rc, c->x.msg);
-    set_state(q, r, R_DONE);
+    darray__async_set_state(q, r, R_DONE);
     return;
   }
   c->x.background = q->mode == DARRAY_ASYNC_FILES;
@@ -347,11 +302,12 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
       !darray__format_after_collective(f, c->member, c->x.write,
                                        !c->section)) {
     r->rc = rc;
-    set_state(q, r, R_RAN); /* its final agreement comes at completion */
+    /* its final agreement comes at completion */
+    darray__async_set_state(q, r, R_RAN);
     return;
   }
   r->rc = darray__xcall_end(c, rc);
-  set_state(q, r, R_DONE);
+  darray__async_set_state(q, r, R_DONE);
 }
 
 /* Give r its identifier, append it to the file's requests, start it. */
@@ -427,258 +383,4 @@ int darray_file_isync(darray_file_t f, darray_request_t *req) {
   enqueue(f, q, r);
   *req = r->id;
   return DARRAY_SUCCESS;
-}
-
-/* ---- completion ---------------------------------------------------------- */
-
-static async_req_t *find(async_file_t *q, darray_request_t id) {
-  for (async_req_t *r = q != NULL ? q->head : NULL; r != NULL; r = r->next)
-    if (r->id == id)
-      return r;
-  return NULL;
-}
-
-/* files: carry r's final agreement as far as it goes (to its end when
- * block). Agreements are posted in request order on every process: the
- * caller has advanced every earlier request first. */
-static void agree_step(async_file_t *q, async_req_t *r, bool block) {
-  xcall_t *c = &r->c;
-  if (state_of(q, r) == R_QUEUED) { /* the thread has it */
-    if (!block)
-      return;
-    wait_state(q, r);
-  }
-  int st = state_of(q, r); /* the thread is done with r */
-  if (st == R_RAN) {
-    bool agree = true;
-    int rc = r->sync ? r->rc : darray__xcall_end_local(c, r->rc, &agree);
-    if (!agree) {
-      r->rc = darray__xcall_after(c, rc);
-      set_state(q, r, R_DONE);
-      return;
-    }
-    darray__nbagree_post(&r->ag, q->end_comm, rc);
-    set_state(q, r, st = R_AGREEING);
-  }
-  if (st == R_AGREEING) {
-    bool done = false;
-    int rc = darray__nbagree_progress(&r->ag, q->end_comm, block, &done,
-                                      c->x.msg);
-    if (done) {
-      r->rc = r->sync ? rc : darray__xcall_after(c, rc);
-      set_state(q, r, R_DONE);
-    }
-  }
-}
-
-/* Move every request up to and including last as far as it goes (to its
- * end when block). */
-static void advance(async_file_t *q, async_req_t *last, bool block) {
-  for (async_req_t *r = q->head; r != NULL; r = r->next) {
-    if (q->mode == DARRAY_ASYNC_FILES) {
-      agree_step(q, r, block);
-      /* a later request's agreement may not be posted before this one's */
-      if (state_of(q, r) < R_AGREEING)
-        return;
-    } else if (block) {
-      wait_state(q, r);
-    }
-    if (r == last)
-      return;
-  }
-}
-
-static void release(async_file_t *q, async_req_t *r) {
-  pthread_mutex_lock(&q->mu); /* the thread walks the list */
-  async_req_t **p = &q->head, *prev = NULL;
-  while (*p != r) {
-    prev = *p;
-    p = &(*p)->next;
-  }
-  *p = r->next;
-  if (q->tail == r)
-    q->tail = prev;
-  pthread_mutex_unlock(&q->mu);
-  q->held -= r->copy_bytes;
-  free(r->copy);
-  free(r->sec);
-  free(r);
-}
-
-/* A request's result into the file (counters, message) and its end. */
-/* A request's result into the file: a call's counters and message, a
- * sync's message. */
-static void fold(async_req_t *r) {
-  if (!r->sync) {
-    darray__xcall_fold(&r->c, r->rc);
-    return;
-  }
-  darray_file_t f = r->c.x.f;
-  snprintf(f->errmsg, sizeof f->errmsg, "%s",
-           r->rc != DARRAY_SUCCESS ? r->c.x.msg : "");
-}
-
-static int collect(async_file_t *q, async_req_t *r) {
-  int rc = r->rc;
-  fold(r);
-  release(q, r);
-  return rc;
-}
-
-/* The checks of a completion call; *r the pending request or NULL for a
- * null handle. */
-static int lookup(darray_file_t f, const darray_request_t *req,
-                  async_req_t **r) {
-  *r = NULL;
-  int rc = darray__file_check_mpi(f);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (req == NULL)
-    return darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
-  if (*req == DARRAY_REQUEST_NULL)
-    return DARRAY_SUCCESS;
-  *r = find(f->async, *req);
-  if (*r != NULL)
-    return DARRAY_SUCCESS;
-  uint64_t fid = (uint64_t)*req >> 32;
-  uint32_t seq = (uint32_t)*req;
-  if (fid != (f->id & 0x7fffffffu))
-    return darray__err(f->errmsg, DARRAY_EREQUEST,
-                       "request %lld was not posted on this file",
-                       (long long)*req);
-  if (f->async == NULL || seq > f->async->seq)
-    return darray__err(f->errmsg, DARRAY_EREQUEST,
-                       "request %lld was never posted", (long long)*req);
-  return darray__err(f->errmsg, DARRAY_EREQUEST,
-                     "request %lld has completed already (a second wait or "
-                     "test)", (long long)*req);
-}
-
-int darray_wait(darray_file_t f, darray_request_t *req) {
-  async_req_t *r;
-  int rc = lookup(f, req, &r);
-  if (rc != DARRAY_SUCCESS || r == NULL)
-    return rc;
-  advance(f->async, r, true);
-  *req = DARRAY_REQUEST_NULL;
-  return collect(f->async, r);
-}
-
-int darray_test(darray_file_t f, darray_request_t *req, int *flag) {
-  async_req_t *r;
-  if (flag != NULL)
-    *flag = 0;
-  int rc = lookup(f, req, &r);
-  if (rc == DARRAY_SUCCESS && flag == NULL)
-    rc = darray__err(f->errmsg, DARRAY_ENULL, "flag is NULL");
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (r == NULL) {
-    *flag = 1;
-    return DARRAY_SUCCESS;
-  }
-  advance(f->async, r, false);
-  if (state_of(f->async, r) != R_DONE)
-    return DARRAY_SUCCESS;
-  *flag = 1;
-  *req = DARRAY_REQUEST_NULL;
-  return collect(f->async, r);
-}
-
-int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
-                    int codes[]) {
-  int rc = darray__file_check_mpi(f);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (n < 0)
-    return darray__err(f->errmsg, DARRAY_EINVAL, "n = %d is negative", n);
-  if (n > 0 && reqs == NULL)
-    return darray__err(f->errmsg, DARRAY_ENULL, "reqs is NULL");
-  char first[DARRAY_ERRMSG_LEN] = "";
-  int res = DARRAY_SUCCESS;
-  for (int i = 0; i < n; i++) {
-    int c = darray_wait(f, &reqs[i]);
-    if (codes != NULL)
-      codes[i] = c;
-    if (c != DARRAY_SUCCESS && res == DARRAY_SUCCESS) {
-      res = c;
-      snprintf(first, sizeof first, "%s", f->errmsg);
-    }
-  }
-  snprintf(f->errmsg, sizeof f->errmsg, "%s", first);
-  return res;
-}
-
-int darray__async_finish(darray_file_t f, bool collect_all, char *msg) {
-  async_file_t *q = f->async;
-  if (q == NULL)
-    return DARRAY_SUCCESS;
-  int res = DARRAY_SUCCESS;
-  if (q->tail != NULL)
-    advance(q, q->tail, true);
-  for (async_req_t *r = q->head, *next; r != NULL; r = next) {
-    next = r->next;
-    if (r->rc != DARRAY_SUCCESS && res == DARRAY_SUCCESS) {
-      res = r->rc;
-      snprintf(msg, DARRAY_ERRMSG_LEN, "a pending request failed: %.*s",
-               DARRAY_ERRMSG_LEN - 40, r->c.x.msg);
-    }
-    if (collect_all) {
-      fold(r);
-      release(q, r);
-    }
-  }
-  if (!collect_all)
-    return res;
-  if (q->thread_on)
-    let_go(q);
-  if (q->mode == DARRAY_ASYNC_FILES)
-    MPI_Comm_free(&q->end_comm);
-  pthread_mutex_destroy(&q->mu);
-  pthread_cond_destroy(&q->work);
-  pthread_cond_destroy(&q->done);
-  free(q);
-  f->async = NULL;
-  return res;
-}
-
-void darray__async_drop(darray_file_t f) {
-  async_file_t *q = f->async;
-  if (q == NULL)
-    return;
-  f->async = NULL;
-  if (q->thread_on) {
-    pthread_mutex_lock(&q->mu);
-    bool busy = q->queued > 0;
-    q->stop = true;
-    pthread_cond_signal(&q->work);
-    pthread_mutex_unlock(&q->mu);
-    if (busy) /* inside MPI, perhaps for ever: q stays its */
-      return;
-    let_go(q);
-  }
-  while (q->head != NULL)
-    release(q, q->head);
-  free(q);
-}
-
-int darray__async_mode(const darray_file_s_t *f) {
-  return f->async != NULL ? f->async->mode : mode_wanted(f);
-}
-
-const char *darray__async_text(const darray_file_s_t *f) {
-  switch (darray__async_mode(f)) {
-  case DARRAY_ASYNC_THREAD:
-    return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
-           "request whole, agreement and exchange included; the program "
-           "computes meanwhile";
-  case DARRAY_ASYNC_FILES:
-    return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
-           "direct and sieve transfers on the posix back end in a thread of "
-           "the file (the planner chooses among them), other transfers when "
-           "posted; the final agreement is progressed by test and wait";
-  default:
-    return "none (MPI_THREAD_SINGLE or darray_async=none): requests run "
-           "when posted";
-  }
 }

@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async.h - nonblocking requests and the I/O thread (async.c), and the
+ * async.h - nonblocking requests: their entry points (async_api.c), post
+ * and the I/O thread (async.c), completion (async_complete.c), the
  * nonblocking agreement that completes a request below
- * MPI_THREAD_MULTIPLE (async_agree.c).
+ * MPI_THREAD_MULTIPLE (async_agree.c); their insides are in async_impl.h.
  *
  * A request is a call (xcall_t, xfer.h) kept alive from its post to its
  * completion. Where its phases run depends on the file's mode

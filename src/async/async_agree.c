@@ -3,7 +3,7 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * async_agree.c - a request's final agreement as a nonblocking collective
- * (below MPI_THREAD_MULTIPLE, async.c).
+ * (below MPI_THREAD_MULTIPLE, async_complete.c).
  *
  * The same encoding as error.c's agreement: one MPI_Iallreduce(MAX) of
  * (-code, INT32_MAX - rank), so the most negative code wins and, among

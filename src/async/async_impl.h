@@ -1,0 +1,64 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * async_impl.h - the inside of nonblocking requests, shared by the post
+ * side and the I/O thread (async.c) and by completion (async_complete.c):
+ * a request, a file's requests, and what one side asks of the other. The
+ * rest of the library uses async.h.
+ */
+#ifndef DARRAYIO_ASYNC_IMPL_H
+#define DARRAYIO_ASYNC_IMPL_H
+
+#include "async/async.h"
+
+#include <pthread.h>
+
+/* A request's progress. */
+enum {
+  R_NEW,      /* posted, not yet begun or handed over */
+  R_QUEUED,   /* the I/O thread has its work to do */
+  R_RAN,      /* files: transferred, the final agreement still to come */
+  R_AGREEING, /* files: the final agreement is posted */
+  R_DONE      /* the result is known, the same everywhere */
+};
+
+typedef struct async_req {
+  darray_request_t id;
+  xcall_t c;
+  int64_t start[DARRAY_MAX_DIMS], count[DARRAY_MAX_DIMS];
+  section_t *sec;     /* the request's copy of the array's cells */
+  void *copy;         /* a buffered write's data */
+  int64_t copy_bytes;
+  bool sync;          /* darray_file_isync: no call, the file's sync */
+  int64_t lo, hi;     /* the file bytes the call may touch */
+  int state;          /* R_*: under the file's mutex while queued */
+  int rc;
+  nbagree_t ag;
+  struct async_req *next;
+} async_req_t;
+
+struct async_file {
+  int mode; /* DARRAY_ASYNC_THREAD, _FILES or _NONE */
+  pthread_mutex_t mu;
+  pthread_cond_t work, done;
+  bool thread_on, stop;
+  async_req_t *head, *tail; /* posted, not yet collected, in post order */
+  int queued;               /* requests with work for the thread */
+  uint32_t seq;
+  int64_t held;             /* bytes of buffered copies */
+  MPI_Comm end_comm;        /* files: the final agreements */
+};
+
+/* A request's state, read under the file's mutex (async.c). */
+DARRAY_HIDDEN int darray__async_state(async_file_t *q, async_req_t *r);
+/* A request's state changes under the file's mutex: the thread reads
+ * every request's while it looks for work (async.c). */
+DARRAY_HIDDEN void darray__async_set_state(async_file_t *q, async_req_t *r,
+                                           int state);
+/* Move every request up to and including last as far as it goes (to its
+ * end when block; async_complete.c). */
+DARRAY_HIDDEN void darray__async_advance(async_file_t *q, async_req_t *last,
+                                         bool block);
+
+#endif /* DARRAYIO_ASYNC_IMPL_H */
