@@ -169,8 +169,6 @@ static int access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
   return gather_boxes(x, g, x->boxes_owned);
 }
 
-
-
 /* DARRAYIO_VERBOSE=1: rank 0 says what each call does and why. */
 static bool verbose(void) {
   const char *v = getenv("DARRAYIO_VERBOSE");
