@@ -49,6 +49,7 @@ typedef struct options {
   int same_file; /* --same-file: reads see files written one way */
   int rotate;    /* --rotate: run k of every method before run k + 1 */
   int64_t slab; /* slabs: planes per call (0: the default) */
+  int arrays;   /* multi: arrays per step (0: the default) */
   double compute; /* --compute S: a compute phase of S seconds per dump */
   int fsync;      /* --fsync: each dump synced inside the timed region */
   int thread;     /* --thread: the MPI thread level asked for */
@@ -76,16 +77,24 @@ typedef struct box {
  * dimension, one call per slab (nsteps: the most slabs any rank has; a
  * rank out of slabs takes part with an empty section). bench_pattern_step()
  * points box, the section and the stretches at one step.
+ *
+ * A dump holds narrays arrays of one description, stored one after
+ * another (multi: K dist3d arrays; 1 for the other patterns): array k of
+ * dump d starts at element (d * narrays + k) * array_elems of the file, and
+ * in the buffer at element k * buf_elems / narrays (multi: one box each).
+ * A method moves them with one call per array, all in the same step.
  */
 typedef struct pattern {
   char name[16], label[128]; /* label: sizes and grid, for the table */
   int esize;                 /* 4 (int32) or 8 (double) */
   int ndumps;                /* arrays appended to the file (BTIO dumps) */
   int64_t dump_elems;        /* elements of one dump, all ranks */
+  int narrays;               /* arrays per dump (multi: K; otherwise 1) */
+  int64_t array_elems;       /* elements of one array, all ranks */
   int nd, nbox;
   box_t *box;          /* this rank's elements (of the current step) */
   int64_t buf_elems;   /* local buffer, ghosts and padding included */
-  int64_t local_elems; /* elements this rank owns per dump */
+  int64_t local_elems; /* elements this rank owns per array */
   darray_t darr;       /* the darrayio description */
   MPI_Datatype etype, ftype, mtype; /* MPI-IO view, as the programs do */
   /* steps (slabs) */
@@ -122,9 +131,10 @@ typedef struct mstate {
   int fd;             /* POSIX methods */
   MPI_File fh;        /* MPI-IO methods */
   darray_file_t df;   /* darrayio methods */
-  darray_request_t req[2]; /* darrayio-async: the posted step (and sync) */
+  darray_request_t *req; /* darrayio-async: the step's narrays requests
+                             posted (and the sync): narrays + 1 */
   int nreq;
-  MPI_Request mreq;   /* mpiio-l3-async */
+  MPI_Request *mreq;  /* mpiio-l3-async: narrays requests */
   int64_t calls;      /* I/O calls made in the current phase (this rank) */
   char why[256];      /* why the method is unavailable or failed */
   int explain;        /* --explain: this phase of darrayio-auto is shown */

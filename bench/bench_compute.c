@@ -41,7 +41,8 @@ void bench_compute(bench_t *b) {
 }
 
 int bench_compute_setup(bench_t *b) {
-  b->work_n = b->p.local_elems > 4096 ? b->p.local_elems : 4096;
+  int64_t mine = b->p.local_elems * b->p.narrays; /* the rank's dump */
+  b->work_n = mine > 4096 ? mine : 4096;
   b->work = malloc(sizeof *b->work * (size_t)b->work_n);
   if (b->work == NULL)
     return -1;

@@ -6,13 +6,15 @@
  *
  *   darrayio-auto/-direct/-sieve/-twophase
  *                  darray_write/darray_read on the pattern's description,
- *                  one call per dump after darray_set_displacement; the
- *                  strategy forced by the darray_strategy hint, --hints added
- *                  (and a variant's own, "darrayio-direct@k=v;k=v")
+ *                  one call per dump (multi: per array) after
+ *                  darray_set_displacement; the strategy forced by the
+ *                  darray_strategy hint, --hints added (and a variant's
+ *                  own, "darrayio-direct@k=v;k=v")
  *   mpiio-l0       one MPI_File_write_at/read_at per contiguous run
  *   mpiio-l2       file view + one MPI_File_write_at/read_at per dump
+ *                  (multi: per array)
  *   mpiio-l3       file view + one MPI_File_write_at_all/read_at_all per
- *                  dump, default hints
+ *                  dump (multi: per array), default hints
  *   mpiio-l3-nocb  the same with romio_cb_write/romio_cb_read = disable
  *   posix-l0       one pwrite/pread per contiguous run
  *   reference      the same bytes, rank 0 alone, one pwrite/pread per dump
@@ -22,11 +24,13 @@
  *                  computed by the write call, headers written at close):
  *                  one-dump patterns moved by whole-array calls only
  *   darrayio-async darray_iwrite/darray_iread (or the section calls) posted,
- *                  the compute phase, darray_wait_all (--compute); under
- *                  --fsync a darray_file_isync posted with each dump
- *   mpiio-l3-async MPI_File_iwrite_at_all/iread_at_all on mpiio-l3's view,
- *                  the compute phase, MPI_Wait (then MPI_File_sync under
- *                  --fsync: MPI has no nonblocking sync); not for slabs
+ *                  one per array of the step, the compute phase, one
+ *                  darray_wait_all (--compute); under --fsync a
+ *                  darray_file_isync posted with each dump
+ *   mpiio-l3-async MPI_File_iwrite_at_all/iread_at_all on mpiio-l3's view
+ *                  (one per array), the compute phase, MPI_Wait (then
+ *                  MPI_File_sync under --fsync: MPI has no nonblocking
+ *                  sync); not for slabs
  *
  * Under --fsync every blocking method syncs each dump after writing it
  * (darray_file_sync, MPI_File_sync, fsync), inside the timed region.
@@ -41,6 +45,12 @@
  * the conforming split by the step's bytes (every rank's slab of the step:
  * whole planes, one stretch per block of the slowest dimension), rank 0
  * alone or split evenly, one pwrite/pread per stretch they touch.
+ *
+ * The K arrays of multi (one dump) are moved in one step, one call per
+ * array at its own displacement and from its own part of the buffer, by
+ * the methods that make a call per array; the level-0 methods make one
+ * call per run of every array, the reference and the conforming split
+ * one call per stretch of the whole file (the arrays are adjacent).
  */
 #include "bench.h"
 
@@ -53,6 +63,17 @@
 
 static int64_t dump_bytes(const bench_t *b) {
   return b->p.dump_elems * b->p.esize;
+}
+
+/* Array k of dump d: its byte displacement in the file, its place in the
+ * method's buffer (the pattern's buffer holds the arrays one after
+ * another, buf_elems / narrays elements each). */
+static int64_t array_disp(const bench_t *b, int dump, int k) {
+  return ((int64_t)dump * b->p.narrays + k) * b->p.array_elems * b->p.esize;
+}
+
+static void *array_buf(const bench_t *b, const mstate_t *s, int k) {
+  return (char *)s->buf + k * (b->p.buf_elems / b->p.narrays) * b->p.esize;
 }
 
 /* ---- darrayio ------------------------------------------------------------ */
@@ -121,8 +142,8 @@ static int da_twophase(bench_t *b, mstate_t *s, int w) {
  * several dumps or slabs are not offered (a member per dump would need a
  * description per dump; sections would read the member back at close). */
 static int da_npz(bench_t *b, mstate_t *s, int write) {
-  if (b->p.ndumps != 1 || b->p.slab) {
-    snprintf(s->why, sizeof s->why, "darrayio-npz: one dump, whole arrays "
+  if (b->p.ndumps != 1 || b->p.narrays != 1 || b->p.slab) {
+    snprintf(s->why, sizeof s->why, "darrayio-npz: one array, whole arrays "
              "only (not %s)", b->p.name);
     return BENCH_UNAVAILABLE;
   }
@@ -191,13 +212,17 @@ static int da_section(bench_t *b, mstate_t *s, int write, int step) {
 }
 
 static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
-  int rc;
-  darray_set_displacement(b->p.darr, dump * dump_bytes(b));
-  if (b->p.slab)
+  int rc = 0;
+  if (b->p.slab) {
+    darray_set_displacement(b->p.darr, dump * dump_bytes(b));
     rc = da_section(b, s, write, step);
-  else
-    rc = write ? darray_write(s->df, b->p.darr, s->buf)
-               : darray_read(s->df, b->p.darr, s->buf);
+  } else {
+    for (int k = 0; k < b->p.narrays && rc == 0; k++) {
+      darray_set_displacement(b->p.darr, array_disp(b, dump, k));
+      rc = write ? darray_write(s->df, b->p.darr, array_buf(b, s, k))
+                 : darray_read(s->df, b->p.darr, array_buf(b, s, k));
+    }
+  }
   if (rc)
     snprintf(s->why, sizeof s->why, "%s: %s",
              b->p.slab ? write ? "darray_write_section" : "darray_read_section"
@@ -206,26 +231,36 @@ static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   return rc ? -1 : 0;
 }
 
-/* darrayio-async: post step k of dump d (with a sync after a dump's last
- * step under --fsync); complete waits for them all. */
+/* Post array k of the step: the slab of a sweep, or a whole array. The
+ * description is copied at post: the next array may move it at once. */
+static int da_post_array(bench_t *b, mstate_t *s, int write, int dump,
+                         int k) {
+  const pattern_t *p = &b->p;
+  darray_request_t *req = &s->req[s->nreq];
+  void *buf = array_buf(b, s, k);
+  darray_set_displacement(p->darr, array_disp(b, dump, k));
+  if (p->slab)
+    return write ? darray_iwrite_section(s->df, p->darr, p->start, p->count,
+                                         DARRAY_ORDER_C, buf, req)
+                 : darray_iread_section(s->df, p->darr, p->start, p->count,
+                                        DARRAY_ORDER_C, buf, req);
+  return write ? darray_iwrite(s->df, p->darr, buf, req)
+               : darray_iread(s->df, p->darr, buf, req);
+}
+
+/* darrayio-async: post step k of dump d, a request per array (with a sync
+ * after a dump's last step under --fsync); complete waits for them all
+ * with one darray_wait_all. */
 static int da_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
   const pattern_t *p = &b->p;
-  int rc;
+  int rc = 0;
   s->nreq = 0;
-  darray_set_displacement(p->darr, dump * dump_bytes(b));
-  if (p->slab)
-    rc = write ? darray_iwrite_section(s->df, p->darr, p->start, p->count,
-                                       DARRAY_ORDER_C, s->buf, &s->req[0])
-               : darray_iread_section(s->df, p->darr, p->start, p->count,
-                                      DARRAY_ORDER_C, s->buf, &s->req[0]);
-  else
-    rc = write ? darray_iwrite(s->df, p->darr, s->buf, &s->req[0])
-               : darray_iread(s->df, p->darr, s->buf, &s->req[0]);
-  if (rc == 0)
-    s->nreq = 1;
+  for (int k = 0; k < p->narrays && rc == 0; k++)
+    if ((rc = da_post_array(b, s, write, dump, k)) == 0)
+      s->nreq++;
   if (rc == 0 && write && b->o.fsync && step == p->nsteps - 1 &&
-      (rc = darray_file_isync(s->df, &s->req[1])) == 0)
-    s->nreq = 2;
+      (rc = darray_file_isync(s->df, &s->req[s->nreq])) == 0)
+    s->nreq++;
   if (rc)
     snprintf(s->why, sizeof s->why, "posting: %s", darray_file_errmsg(s->df));
   return rc ? -1 : 0;
@@ -373,17 +408,27 @@ static int slab_xfer(bench_t *b, mstate_t *s, int write, int dump, int coll) {
                                                : "MPI_File_*_at", err);
 }
 
-/* Levels 2 and 3: the view tiles the file with one dump per tile, so dump
- * d starts after d tiles of this rank's elements (offsets count etypes). */
+/* Levels 2 and 3: the view tiles the file with one array per tile (the
+ * darray type spans one whole array), so array k of dump d starts after
+ * d * narrays + k tiles of this rank's elements (offsets count etypes):
+ * the view at the array's displacement, without setting it again. */
+static MPI_Offset view_off(const bench_t *b, int dump, int k) {
+  return ((MPI_Offset)dump * b->p.narrays + k) * b->p.local_elems;
+}
+
 static int l2_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   (void)step;
   if (b->p.slab)
     return slab_xfer(b, s, write, dump, 0);
-  MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
-  MPI_Status st;
-  int err = write ? MPI_File_write_at(s->fh, off, s->buf, 1, b->p.mtype, &st)
-                  : MPI_File_read_at(s->fh, off, s->buf, 1, b->p.mtype, &st);
-  s->calls++;
+  int err = MPI_SUCCESS;
+  for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
+    MPI_Offset off = view_off(b, dump, k);
+    void *buf = array_buf(b, s, k);
+    MPI_Status st;
+    err = write ? MPI_File_write_at(s->fh, off, buf, 1, b->p.mtype, &st)
+                : MPI_File_read_at(s->fh, off, buf, 1, b->p.mtype, &st);
+    s->calls++;
+  }
   return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_*_at", err);
 }
 
@@ -391,17 +436,20 @@ static int l3_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   (void)step;
   if (b->p.slab)
     return slab_xfer(b, s, write, dump, 1);
-  MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
-  MPI_Status st;
-  int err = write
-                ? MPI_File_write_at_all(s->fh, off, s->buf, 1, b->p.mtype, &st)
-                : MPI_File_read_at_all(s->fh, off, s->buf, 1, b->p.mtype, &st);
-  s->calls++;
+  int err = MPI_SUCCESS;
+  for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
+    MPI_Offset off = view_off(b, dump, k);
+    void *buf = array_buf(b, s, k);
+    MPI_Status st;
+    err = write ? MPI_File_write_at_all(s->fh, off, buf, 1, b->p.mtype, &st)
+                : MPI_File_read_at_all(s->fh, off, buf, 1, b->p.mtype, &st);
+    s->calls++;
+  }
   return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_*_at_all", err);
 }
 
-/* mpiio-l3-async: one nonblocking collective per dump on the view (the
- * slab sweep's per-step views are not offered). */
+/* mpiio-l3-async: one nonblocking collective per dump (multi: per array)
+ * on the view (the slab sweep's per-step views are not offered). */
 static int l3a_open(bench_t *b, mstate_t *s, int w) {
   if (b->p.slab) {
     snprintf(s->why, sizeof s->why, "not offered for slabs");
@@ -412,12 +460,17 @@ static int l3a_open(bench_t *b, mstate_t *s, int w) {
 
 static int l3a_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
   (void)step;
-  MPI_Offset off = (MPI_Offset)dump * b->p.local_elems;
-  int err = write ? MPI_File_iwrite_at_all(s->fh, off, s->buf, 1,
-                                           b->p.mtype, &s->mreq)
-                  : MPI_File_iread_at_all(s->fh, off, s->buf, 1, b->p.mtype,
-                                          &s->mreq);
-  s->calls++;
+  int err = MPI_SUCCESS;
+  s->nreq = 0;
+  for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
+    MPI_Offset off = view_off(b, dump, k);
+    void *buf = array_buf(b, s, k);
+    MPI_Request *req = &s->mreq[s->nreq];
+    err = write ? MPI_File_iwrite_at_all(s->fh, off, buf, 1, b->p.mtype, req)
+                : MPI_File_iread_at_all(s->fh, off, buf, 1, b->p.mtype, req);
+    s->nreq += err == MPI_SUCCESS;
+    s->calls++;
+  }
   return err == MPI_SUCCESS ? 0 : mpi_fail(s, "MPI_File_i*_at_all", err);
 }
 
@@ -428,7 +481,14 @@ static int mpi_sync(bench_t *b, mstate_t *s) {
 }
 
 static int l3a_complete(bench_t *b, mstate_t *s, int write) {
-  int err = MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
+  /* one MPI_Wait per request: GCC takes MPICH's MPI_STATUSES_IGNORE
+   * for an array of size 0 passed to MPI_Waitall */
+  int err = MPI_SUCCESS;
+  for (int k = 0; k < s->nreq; k++) {
+    int e = MPI_Wait(&s->mreq[k], MPI_STATUS_IGNORE);
+    err = err == MPI_SUCCESS ? e : err;
+  }
+  s->nreq = 0;
   if (err != MPI_SUCCESS)
     return mpi_fail(s, "MPI_Wait", err);
   return write && b->o.fsync ? mpi_sync(b, s) : 0;

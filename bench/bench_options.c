@@ -12,15 +12,18 @@
 
 static const char usage_text[] =
     "usage: darrayio-bench [options]\n"
-    "  --pattern P     dist3d (default), slabs, btio, rowblock, colblock,\n"
-    "                  blockblock, cyclic\n"
+    "  --pattern P     dist3d (default), slabs, multi, btio, rowblock,\n"
+    "                  colblock, blockblock, cyclic\n"
     "  -n N            size per dimension: N^3 ints for dist3d and slabs\n"
-    "                  (default 256), N x N ints for the 2-D patterns\n"
-    "                  (default 4096)\n"
-    "  -g PxQxR        process grid (dist3d, slabs: PxQxR, blockblock: PxQ);\n"
-    "                  0 entries are chosen by MPI_Dims_create\n"
+    "                  (default 256) and for each array of multi (default\n"
+    "                  64), N x N ints for the 2-D patterns (default 4096)\n"
+    "  -g PxQxR        process grid (dist3d, slabs, multi: PxQxR,\n"
+    "                  blockblock: PxQ); 0 entries are chosen by\n"
+    "                  MPI_Dims_create\n"
     "  --slab S        slabs: planes of the slowest dimension per call\n"
     "                  (default 16)\n"
+    "  --arrays K      multi: dist3d arrays stored one after another in the\n"
+    "                  file and moved in one step, one call each (default 8)\n"
     "  -k K            block size of cyclic: CYCLIC(K) columns (default 1)\n"
     "  --class C       btio class S, W, A (default), B or C\n"
     "  --dumps K       btio dumps (default: 12 for S, 40 otherwise)\n"
@@ -105,6 +108,8 @@ static int option_value(const char *a, const char *v, options_t *o) {
     o->k = strtoll(v, NULL, 10);
   else if (!strcmp(a, "--slab"))
     o->slab = strtoll(v, NULL, 10);
+  else if (!strcmp(a, "--arrays"))
+    o->arrays = atoi(v);
   else if (!strcmp(a, "--class") && strlen(v) == 1)
     o->cls = v[0];
   else if (!strcmp(a, "--dumps"))
@@ -131,9 +136,9 @@ static int option_value(const char *a, const char *v, options_t *o) {
 }
 
 static int known_pattern(const char *p) {
-  static const char *const names[] = {"dist3d",   "slabs",      "btio",
-                                      "rowblock", "colblock",   "blockblock",
-                                      "cyclic"};
+  static const char *const names[] = {"dist3d",   "slabs",    "multi",
+                                      "btio",     "rowblock", "colblock",
+                                      "blockblock", "cyclic"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(p, names[i]))
       return 1;
@@ -183,9 +188,9 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
     return bad(o->pattern, rank);
   if (o->n == 0)
     o->n = !strcmp(o->pattern, "dist3d") || !strcmp(o->pattern, "slabs")
-               ? 256 : 4096;
+               ? 256 : !strcmp(o->pattern, "multi") ? 64 : 4096;
   if (o->n < 1 || o->k < 1 || o->runs < 1 || o->dumps < 0 || o->slab < 0 ||
-      o->compute < 0 ||
+      o->arrays < 0 || o->compute < 0 ||
       !strchr("SWABC", o->cls))
     return bad("(a value out of range)", rank);
   return o->methods ? check_methods(o->methods, rank) : 0;

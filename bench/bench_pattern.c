@@ -12,6 +12,10 @@
  *               S planes of the slowest dimension, one call per slab, as an
  *               out-of-core program does; the buffer holds one slab; views:
  *               a subarray per slab (made by the methods).
+ *   multi       K dist3d arrays stored one after another in one file and
+ *               moved in one step, one call per array (issue #15: many
+ *               small requests completed as one collective); view: the
+ *               dist3d darray, whose tiles are the arrays.
  *   rowblock    N x N int32, (BLOCK, *), C order; view: darray.
  *   colblock    N x N int32, (*, BLOCK), C order; view: darray.
  *   blockblock  N x N int32, (BLOCK, BLOCK) over a PxQ grid; view: darray.
@@ -154,6 +158,39 @@ static int build_dist3d(bench_t *b, int *ps) {
   snprintf(b->p.label, sizeof b->p.label, "N=%lld int32, grid %dx%dx%d",
            (long long)n, ps[0], ps[1], ps[2]);
   return block_array(b, 3, g, ps);
+}
+
+/* ---- multi: K dist3d arrays one after another ------------------------- */
+
+/* Array k is the dist3d array at element k * N^3 of the file and at
+ * element k * (the rank's block) of the buffer: box k is box 0 moved by
+ * those amounts, so that filling, checking and the level-0 runs cover
+ * every array, and the closed form of the file index gives each array
+ * its own values (a misplaced array fails the checks). */
+static int build_multi(bench_t *b, int *ps) {
+  pattern_t *p = &b->p;
+  int k = b->o.arrays ? b->o.arrays : 8;
+  if (build_dist3d(b, ps) != 0)
+    return -1;
+  if ((double)k * (double)p->dump_elems * p->esize > 0x1p62)
+    return fail(b, "multi: the file would be larger than 2^62 bytes");
+  box_t *bx = realloc(p->box, (size_t)k * sizeof *bx);
+  if (bx == NULL)
+    return fail(b, "out of memory");
+  p->box = bx;
+  p->nbox = k;
+  for (int i = 1; i < k; i++) {
+    bx[i] = bx[0];
+    bx[i].foff += i * p->dump_elems;
+    bx[i].moff += i * p->local_elems;
+  }
+  p->narrays = k;
+  p->array_elems = p->dump_elems;
+  p->dump_elems *= k;
+  p->buf_elems = k * p->local_elems;
+  size_t len = strlen(p->label);
+  snprintf(p->label + len, sizeof p->label - len, ", %d arrays", k);
+  return 0;
 }
 
 /* ---- slabs: the dist3d file, swept slab by slab ------------------------ */
@@ -357,7 +394,7 @@ static int build_btio(bench_t *b) {
 int bench_pattern_build(bench_t *b) {
   pattern_t *p = &b->p;
   int ps[3], rc;
-  *p = (pattern_t){.esize = 4, .ndumps = 1, .etype = MPI_INT,
+  *p = (pattern_t){.esize = 4, .ndumps = 1, .narrays = 1, .etype = MPI_INT,
                    .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL,
                    .nsteps = 1, .nstr = 1};
   snprintf(p->name, sizeof p->name, "%s", b->o.pattern);
@@ -373,8 +410,12 @@ int bench_pattern_build(bench_t *b) {
     rc = build_dist3d(b, ps);
   else if (!strcmp(p->name, "slabs"))
     rc = build_slabs(b, ps);
+  else if (!strcmp(p->name, "multi"))
+    rc = build_multi(b, ps);
   else
     rc = build_block2d(b, ps);
+  if (p->narrays == 1)
+    p->array_elems = p->dump_elems;
   p->str_hi[0] = p->step_elems = p->step_max = p->dump_elems;
   if (rc == 0 && p->slab) {
     bench_pattern_step(p, 0); /* the first step is the largest */

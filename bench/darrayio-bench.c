@@ -12,12 +12,14 @@
  *   mpiexec -n 4 bench/darrayio-bench --pattern btio --class A
  *   mpiexec -n 2 bench/darrayio-bench --pattern slabs -n 256 -g 1x1x2 \
  *       --slab 16
+ *   mpiexec -n 2 bench/darrayio-bench --pattern multi -n 64 --arrays 8 \
+ *       -g 1x1x2
  *
  * For each method and run: a timed write phase (every dump), then a check of
  * the file on disk against the closed form, then a timed read phase into a
  * poisoned buffer, checked element by element. A dump is moved in one call
  * per method and rank, or for the slab sweep in one call per slab (a
- * step). Before each timed write the method's file is deleted and the page
+ * step); the K arrays of multi's one dump, one call per array. Before each timed write the method's file is deleted and the page
  * cache pre-touched (bench_sys.c); with --cold the page cache is dropped
  * before each timed phase. A phase's time is the sum over dumps and steps
  * of the slowest rank's time in the I/O call alone, after a barrier. A
@@ -317,8 +319,12 @@ static void start(bench_t *b, const method_t *m, mstate_t *s, result_t r[2]) {
     r[w].t = calloc((size_t)b->o.runs, sizeof(double));
     r[w].tc = calloc((size_t)b->o.runs, sizeof(double));
   }
+  /* nonblocking methods: a request per array of a step, and a sync */
+  s->req = calloc((size_t)b->p.narrays + 1, sizeof *s->req);
+  s->mreq = calloc((size_t)b->p.narrays, sizeof *s->mreq);
   if (method_buffer(b, s) != 0 || r[0].t == NULL || r[1].t == NULL ||
-      r[0].tc == NULL || r[1].tc == NULL)
+      r[0].tc == NULL || r[1].tc == NULL || s->req == NULL ||
+      s->mreq == NULL)
     set_status(&r[0], ST_FAILED, "out of memory");
 }
 
@@ -326,6 +332,8 @@ static void finish(bench_t *b, mstate_t *s, result_t r[2]) {
   bench_remove(b, s->path);
   if (s->buf != b->pbuf)
     free(s->buf);
+  free(s->req);
+  free(s->mreq);
   for (int w = 0; w < 2; w++) {
     if (r[w].nruns == 0 && r[w].status == ST_OK)
       set_status(&r[w], ST_NOTRUN, "an earlier phase of this method failed");

@@ -11,6 +11,11 @@
 # closed form and exits with 1 on a wrong byte (VERIFY FAILED) or a failed
 # call; every method must report status=ok (or unavailable, for
 # mpiio-l3-async on slabs), and the nonblocking ones an overlap= field.
+# The many-arrays pattern (multi: 3 arrays of 16^3 one after another,
+# grid 1x1xNP) runs every method, so that each one's file check covers
+# every array: all but darrayio-npz (unavailable) report status=ok,
+# bytes= counts the 3 arrays, and the MPI-IO levels 2 and 3 make one call
+# per array and rank (calls=3*NP).
 #
 # Process counts: 1 2 (DARRAY_TEST_NP overrides them).
 
@@ -56,5 +61,29 @@ for np in ${DARRAY_TEST_NP:-1 2}; do
       status=1
     fi
   done
+  log=$tmp/out
+  bytes=$((3 * 16 * 16 * 16 * 4)) calls=$((3 * np))
+  DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$bench" --pattern multi -n 16 \
+    --arrays 3 -g "1x1x$np" --runs 1 --compute 0.001 --fsync --dir "$tmp" \
+    >"$log" 2>&1
+  rc=$?
+  n_ok=$(grep -c '^RESULT .*status=ok' "$log")
+  n_bad=$(grep '^RESULT' "$log" | grep -v 'status=ok' |
+    grep -vc 'method=darrayio-npz .*status=unavailable')
+  n_bytes=$(grep '^RESULT' "$log" | grep -vc " bytes=$bytes ")
+  n_calls=$(grep -E '^RESULT .*method=mpiio-l(2|3|3-nocb|3-async) ' "$log" |
+    grep -c " calls=$calls ")
+  n_ov=$(grep -Ec '^RESULT .*method=(darrayio|mpiio-l3)-async .*overlap=' \
+    "$log")
+  if [ $rc -eq 0 ] && [ "$n_ok" -eq 26 ] && [ "$n_bad" -eq 0 ] &&
+     [ "$n_bytes" -eq 0 ] && [ "$n_calls" -eq 8 ] && [ "$n_ov" -eq 4 ]; then
+    echo "== darrayio-bench --pattern multi at NP=$np: $n_ok measurements ok"
+  else
+    echo "== darrayio-bench --pattern multi at NP=$np: FAILED (status $rc," \
+      "$n_ok ok, $n_bad not ok, $n_bytes bytes= other than $bytes," \
+      "$n_calls MPI-IO calls=$calls, $n_ov overlap fields)"
+    cat "$log"
+    status=1
+  fi
 done
 exit $status
