@@ -137,6 +137,11 @@ DARRAY_HIDDEN uint32_t darray__crc_feed(uint32_t r, const void *p,
                                         int64_t n);
 DARRAY_HIDDEN uint32_t darray__crc_feed_zlib(uint32_t r, const void *p,
                                              int64_t n);
+/* Only where darray__crc_wide_available() (AVX-512 and VPCLMULQDQ): the
+ * same on 512-bit registers. */
+DARRAY_HIDDEN uint32_t darray__crc_feed_wide(uint32_t r, const void *p,
+                                             int64_t n);
+DARRAY_HIDDEN bool darray__crc_wide_available(void);
 /* Only where darray__crc_clmul_available(). */
 DARRAY_HIDDEN uint32_t darray__crc_feed_clmul(uint32_t r, const void *p,
                                               int64_t n);
@@ -144,7 +149,7 @@ DARRAY_HIDDEN bool darray__crc_clmul_available(void);
 /* a times b modulo the CRC polynomial, both reflected (bit 31: x^0). */
 DARRAY_HIDDEN uint32_t darray__crc_mulmod(uint32_t a, uint32_t b);
 /* The folding constants (crc_clmul.c), for the unit test. */
-DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[8];
+DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[10];
 
 /* ---- format_crc.c */
 
