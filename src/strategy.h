@@ -60,6 +60,9 @@ typedef struct xfer {
 DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
                                     int64_t n);
 DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
+/* The same for the n pieces of iov, one after another from foff. */
+DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
+                                        const struct iovec *iov, int n);
 
 /* The call's access in numbers (access.h), computed the first time it is
  * asked for and kept until darray__xfer_access_free: a whole-array call

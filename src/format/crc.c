@@ -101,6 +101,16 @@ void darray__crc_acc_add(crc_acc_t *acc, int64_t off, const void *p,
   acc->pos = off + n;
 }
 
+void darray__crc_acc_addv(crc_acc_t *acc, int64_t off,
+                          const struct iovec *iov, int n, int64_t total) {
+  if (total <= 0)
+    return;
+  if (acc->r == 0)
+    acc->pos = off;
+  acc->r = darray__crc_feed_vec(skip(acc, acc->r, off - acc->pos), iov, n);
+  acc->pos = off + total;
+}
+
 uint32_t darray__crc_acc_end(const crc_acc_t *acc, int64_t len) {
   return darray__crc_shift(acc->r, len - acc->pos);
 }

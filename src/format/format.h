@@ -122,6 +122,11 @@ typedef struct crc_acc {
 /* Add n bytes at message offset off >= acc->pos. */
 DARRAY_HIDDEN void darray__crc_acc_add(crc_acc_t *acc, int64_t off,
                                        const void *p, int64_t n);
+/* Add the n pieces of iov (total bytes), one after another from message
+ * offset off >= acc->pos. */
+DARRAY_HIDDEN void darray__crc_acc_addv(crc_acc_t *acc, int64_t off,
+                                        const struct iovec *iov, int n,
+                                        int64_t total);
 /* R of the whole message of length len >= acc->pos. */
 DARRAY_HIDDEN uint32_t darray__crc_acc_end(const crc_acc_t *acc,
                                            int64_t len);
@@ -137,6 +142,11 @@ DARRAY_HIDDEN uint32_t darray__crc_feed(uint32_t r, const void *p,
                                         int64_t n);
 DARRAY_HIDDEN uint32_t darray__crc_feed_zlib(uint32_t r, const void *p,
                                              int64_t n);
+/* The register after feeding the n pieces of iov, one after another in the
+ * message, from register r: with one folding state across pieces on the
+ * wide path, else piece by piece. */
+DARRAY_HIDDEN uint32_t darray__crc_feed_vec(uint32_t r,
+                                            const struct iovec *iov, int n);
 /* Only where darray__crc_wide_available() (AVX-512 and VPCLMULQDQ): the
  * same on 512-bit registers. */
 DARRAY_HIDDEN uint32_t darray__crc_feed_wide(uint32_t r, const void *p,

@@ -105,6 +105,24 @@ void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p, int64_t n) {
                         hi - lo);
 }
 
+void darray__xfer_crc_vec(xfer_t *x, int64_t foff, const struct iovec *iov,
+                          int n) {
+  fmt_share_t *sh = x->crc;
+  if (sh == NULL)
+    return;
+  int64_t total = 0;
+  for (int i = 0; i < n; i++)
+    total += (int64_t)iov[i].iov_len;
+  if (foff >= sh->lo && total <= sh->lo + sh->len - foff) {
+    darray__crc_acc_addv(&sh->acc, foff - sh->lo, iov, n, total);
+    return;
+  }
+  for (int i = 0; i < n; i++) { /* clipped piece by piece (a guard) */
+    darray__xfer_crc(x, foff, iov[i].iov_base, (int64_t)iov[i].iov_len);
+    foff += (int64_t)iov[i].iov_len;
+  }
+}
+
 void darray__xfer_crc_lost(xfer_t *x) {
   if (x->crc != NULL)
     x->crc->lost = true;

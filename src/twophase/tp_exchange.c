@@ -195,14 +195,8 @@ static void flush_vector(tp_t *t) {
   if (t->niov == 0)
     return;
   io_call_t *io = &t->x->io;
-  if (t->x->write && t->x->crc != NULL) { /* a dataset member's share */
-    int64_t off = t->iov_off;
-    for (int i = 0; i < t->niov; i++) {
-      darray__xfer_crc(t->x, off, t->iov[i].iov_base,
-                       (int64_t)t->iov[i].iov_len);
-      off += (int64_t)t->iov[i].iov_len;
-    }
-  }
+  if (t->x->write) /* a dataset member's CRC share, if it has one */
+    darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
   int rc = t->x->write ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off,
                                             t->pack, t->M)
                        : darray__io_preadv(io, t->iov, t->niov, t->iov_off,

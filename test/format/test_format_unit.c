@@ -118,6 +118,31 @@ static void clmul_case(const unsigned char *buf, int64_t n, uint32_t r) {
   TU_EQ_U64(darray__crc_feed_zlib(r, buf, n), want);
 }
 
+/* Pieces of random lengths (short, a few hundred bytes, kilobytes) at
+ * scattered places in memory, fed as one vector, against zlib's crc32 of
+ * their concatenation. */
+static void vec_tests(const unsigned char *buf, int64_t size) {
+  enum { MAXP = 64 };
+  static const int64_t cap[3] = {40, 600, 5000};
+  struct iovec iov[MAXP];
+  unsigned char *cat = malloc(MAXP * 5000);
+  for (int k = 0; k < 300; k++) {
+    int n = 1 + (int)(tu_value(21, k) % MAXP);
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+      int64_t len = (int64_t)(tu_value(25, k * MAXP + i) % cap[k % 3]);
+      int64_t at = (int64_t)(tu_value(27, k * MAXP + i) % (uint64_t)(size - len));
+      iov[i] = (struct iovec){(void *)(buf + at), (size_t)len};
+      memcpy(cat + total, buf + at, (size_t)len);
+      total += len;
+    }
+    uint32_t r = (uint32_t)tu_value(29, k);
+    uLong want = crc32_z(r ^ 0xffffffffu, cat, (z_size_t)total) ^ 0xffffffffu;
+    TU_EQ_U64(darray__crc_feed_vec(r, iov, n), want);
+  }
+  free(cat);
+}
+
 static void clmul_tests(void) {
   int64_t big = INT64_C(3) << 20;
   unsigned char *buf = malloc((size_t)big + 64);
@@ -142,6 +167,7 @@ static void clmul_tests(void) {
   }
   clmul_case(buf + 3, big + 7, 0);
   clmul_case(buf, big, 0xffffffffu);
+  vec_tests(buf, big);
   free(buf);
 }
 
