@@ -224,6 +224,9 @@ int64_t bench_check_file(const bench_t *b, const char *path, int64_t base,
 extern const method_t bench_methods[];
 extern const int bench_nmethods;
 const method_t *bench_method(const char *name);
+/* The next name of a --methods list at *cur (commas inside brackets stay
+ * in the name), or NULL. */
+char *bench_next_method(char **cur);
 
 /* bench_compute.c (--compute) */
 int bench_compute_setup(bench_t *b);

@@ -586,14 +586,36 @@ const method_t bench_methods[] = {
 };
 const int bench_nmethods = sizeof bench_methods / sizeof bench_methods[0];
 
-/* A method by name. "darrayio-X@k=v;k=v" is darrayio-X with hints of its
- * own (added after --hints), so that one rotated run can compare settings
- * of one strategy; such variants are made once per name. */
+/* The next name of a --methods list at *cur (split at commas outside
+ * brackets, in place), or NULL at its end. */
+char *bench_next_method(char **cur) {
+  char *t = *cur;
+  int depth = 0;
+  if (t == NULL || *t == '\0')
+    return NULL;
+  char *p = t;
+  for (; *p != '\0' && (*p != ',' || depth > 0); p++)
+    depth += *p == '[' ? 1 : *p == ']' && depth > 0 ? -1 : 0;
+  *cur = *p == ',' ? p + 1 : p;
+  *p = '\0';
+  return t;
+}
+
+/* A method by name. "darrayio-X[k=v;k=v]" (or "darrayio-X@k=v;k=v") is
+ * darrayio-X with hints of its own (added after --hints), so that one
+ * rotated run can compare settings of one strategy; such variants are
+ * made once per name, which RESULT lines keep. */
 const method_t *bench_method(const char *name) {
   static method_t variant[BENCH_MAX_METHODS];
   static int nvariants;
-  const char *at = strchr(name, '@');
-  size_t base = at ? (size_t)(at - name) : strlen(name);
+  const char *at = strchr(name, '@'), *br = strchr(name, '[');
+  size_t len = strlen(name);
+  if (br != NULL && (at == NULL || br < at)) {
+    if (len < 2 || name[len - 1] != ']' || strchr(br + 1, '[') != NULL)
+      return NULL; /* one bracketed list, at the end */
+    at = br;
+  }
+  size_t base = at ? (size_t)(at - name) : len;
   for (int i = 0; at && i < nvariants; i++)
     if (!strcmp(variant[i].name, name))
       return &variant[i];
@@ -606,9 +628,18 @@ const method_t *bench_method(const char *name) {
     if (strncmp(name, "darrayio-", 9) != 0 || at[1] == '\0' ||
         nvariants == BENCH_MAX_METHODS)
       return NULL; /* hints are darrayio's */
+    if (at == br && at[1] == ']')
+      return NULL; /* no hints in the brackets */
     variant[nvariants] = *m;
     variant[nvariants].name = strdup(name);
-    variant[nvariants].hints = variant[nvariants].name + base + 1;
+    if (at == br) { /* without the ']'; ',' separates hints there too */
+      char *h = strndup(at + 1, len - base - 2);
+      for (char *c = h; c != NULL && *c != '\0'; c++)
+        *c = *c == ',' ? ';' : *c;
+      variant[nvariants].hints = h;
+    } else {
+      variant[nvariants].hints = variant[nvariants].name + base + 1;
+    }
     return &variant[nvariants++];
   }
   return NULL;

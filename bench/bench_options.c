@@ -43,7 +43,8 @@ static const char usage_text[] =
     "                  mpiio-l3-nocb posix-l0 reference conforming\n"
     "                  darrayio-npz (a .npz dataset, CRC-32 on),\n"
     "                  darrayio-async mpiio-l3-async (nonblocking);\n"
-    "                  darrayio-X@K=V;.. is darrayio-X with hints of its own\n"
+    "                  darrayio-X[K=V;..] (or darrayio-X@K=V;..) is\n"
+    "                  darrayio-X with hints of its own\n"
     "  --hints K=V;..  hints for the darrayio methods\n"
     "  --plot F.png    draw the results with gnuplot\n"
     "  --explain       print darray_explain() for darrayio-auto's first write\n"
@@ -147,10 +148,10 @@ static int known_pattern(const char *p) {
 
 /* Every name in --methods must be a method. */
 static int check_methods(const char *list, int rank) {
-  char *copy = strdup(list), *save = NULL;
+  char *copy = strdup(list), *cur = copy;
   int rc = 0;
-  for (char *t = strtok_r(copy, ",", &save); t && rc == 0;
-       t = strtok_r(NULL, ",", &save))
+  for (char *t = bench_next_method(&cur); t && rc == 0;
+       t = bench_next_method(&cur))
     if (bench_method(t) == NULL)
       rc = bad(t, rank);
   free(copy);

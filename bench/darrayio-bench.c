@@ -374,9 +374,9 @@ static int select_methods(const bench_t *b, const method_t **list) {
       list[n++] = &bench_methods[i];
     return n;
   }
-  char *copy = strdup(b->o.methods), *save = NULL;
-  for (char *t = strtok_r(copy, ",", &save); t && n < BENCH_MAX_METHODS;
-       t = strtok_r(NULL, ",", &save))
+  char *copy = strdup(b->o.methods), *cur = copy;
+  for (char *t = bench_next_method(&cur); t && n < BENCH_MAX_METHODS;
+       t = bench_next_method(&cur))
     list[n++] = bench_method(t);
   free(copy);
   return n;

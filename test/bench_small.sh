@@ -15,7 +15,11 @@
 # grid 1x1xNP) runs every method, so that each one's file check covers
 # every array: all but darrayio-npz (unavailable) report status=ok,
 # bytes= counts the 3 arrays, and the MPI-IO levels 2 and 3 make one call
-# per array and rank (calls=3*NP).
+# per array and rank (calls=3*NP). Methods with hints of their own:
+# "darrayio-twophase[cb_buffer_size=4096,darray_cb_pipeline=disable]" and
+# the same with '@' run beside each other, the RESULT lines keep the
+# names, and the hints take effect (peak_temp=4096); an empty bracket list
+# is refused as a bad option.
 #
 # Process counts: 1 2 (DARRAY_TEST_NP overrides them).
 
@@ -86,4 +90,33 @@ for np in ${DARRAY_TEST_NP:-1 2}; do
     status=1
   fi
 done
+
+# methods with hints of their own, written with brackets and with '@'
+v1='darrayio-twophase[cb_buffer_size=4096,darray_cb_pipeline=disable]'
+v2='darrayio-twophase@cb_buffer_size=4096;darray_cb_pipeline=disable'
+log=$tmp/out
+DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" --pattern dist3d -n 16 \
+  --runs 1 --dir "$tmp" --methods "darrayio-auto,$v1,$v2" >"$log" 2>&1
+rc=$?
+n_var=0
+for v in "$v1" "$v2"; do
+  n_var=$((n_var + $(grep -F " method=$v " "$log" |
+    grep -c 'peak_temp=4096 .*status=ok')))
+done
+if [ $rc -eq 0 ] && [ "$n_var" -eq 4 ]; then
+  echo "== darrayio-bench methods with hints of their own: ok"
+else
+  echo "== darrayio-bench methods with hints of their own: FAILED" \
+    "(status $rc, $n_var of 4 results)"
+  cat "$log"
+  status=1
+fi
+out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" --methods \
+  'darrayio-auto[]' 2>&1)
+case $?:$out in
+  0:*) echo "== darrayio-bench 'darrayio-auto[]': accepted"; status=1 ;;
+  *"bad option or value: darrayio-auto[]"*)
+    echo "== darrayio-bench 'darrayio-auto[]': refused" ;;
+  *) echo "== darrayio-bench 'darrayio-auto[]': $out"; status=1 ;;
+esac
 exit $status
