@@ -74,6 +74,8 @@ void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
  * the call's): the member is then read back at close. */
 static bool keep_share(fmt_member_t *m, fmt_share_t *sh,
                        const struct darray_s *v, const char *buf) {
+  if (!m->info.has_crc) /* a .npy file records no CRC */
+    return true;
   switch (sh->how) {
   case FMT_SHARE_STRATEGY:
     m->part = darray__crc_acc_end(&sh->acc, sh->len);
@@ -275,9 +277,13 @@ static int close_writing(darray_file_t f, char *msg) {
                   darray_strerror(rc));
   }
   rc = darray__agree(f->comm, rc, msg);
-  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)
+  bool back = false; /* a .npy member records no CRC: never read back */
+  for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++) {
+    want[i] = want[i] && z->m[i].info.has_crc;
+    back = back || want[i];
     parts[i] = want[i] ? 0 : z->m[i].part;
-  if (rc == DARRAY_SUCCESS && any)
+  }
+  if (rc == DARRAY_SUCCESS && back)
     rc = read_back(f, want, parts, msg);
   else if (rc == DARRAY_SUCCESS)
     rc = combine(f->comm, parts, z->n, msg);
