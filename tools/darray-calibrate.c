@@ -1,0 +1,332 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * darray-calibrate - measure the constants of darrayio's cost model
+ * (doc/planner.md) on the processes it runs on and the file system of a
+ * directory, and print them as the hint line to use there:
+ *
+ *   mpiexec -n 4 darray-calibrate --dir /scratch/me
+ *
+ * Every process measures at once, as a strategy's call would run:
+ *  - darray_ds_wr_latency_ns, darray_ds_rd_latency_ns: small calls (8
+ *    bytes, each in a page of its own) into the process's region of one
+ *    scratch file, less what their bytes cost at the bandwidth below;
+ *  - darray_ds_bandwidth_mbs: the region (--mib) written and read back in
+ *    4 MiB calls, the slower of the two;
+ *  - darray_cb_exchange_mbs (two processes or more): processes in pairs
+ *    send each other --mib in 4 MiB messages, every byte counted when sent
+ *    and when received, as two-phase's estimate counts it;
+ *  - darray_cb_cycle_ns: one allreduce of the communicator (the median of
+ *    --rounds), what each two-phase cycle's synchronization costs.
+ * Latencies and the cycle take the largest process's median, rates the
+ * smallest process's: the slowest process sets a collective call's time.
+ * The line is checked by opening a file with it (the library's own
+ * parser); the scratch file is removed.
+ *
+ * Exit status: 0 on success, 1 when a measurement failed (the message
+ * names the file and the system's error), 2 on a usage error.
+ */
+#include "darrayio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *prog = "darray-calibrate";
+
+#define PIECE (INT64_C(4) << 20) /* bytes per large call or message */
+
+/* The large call or message at k of n bytes. */
+static size_t piece(int64_t k, int64_t n) {
+  return (size_t)(n - k < PIECE ? n - k : PIECE);
+}
+
+typedef struct opts {
+  const char *dir;
+  int64_t mib, calls, rounds;
+  int quiet;
+} opts_t;
+
+static void usage(FILE *out) {
+  fprintf(out,
+      "usage: %s [--dir DIR] [--mib M] [--calls N] [--rounds R] [--quiet]\n"
+      "\n"
+      "Measure darrayio's cost-model constants (file call latencies and\n"
+      "bandwidth in DIR, the exchange rate and the synchronization cost of\n"
+      "the processes it runs on) and print them as a hint line.\n"
+      "\n"
+      "  --dir DIR    directory of the scratch file (default .)\n"
+      "  --mib M      MiB per process for the bandwidth and the exchange\n"
+      "               (default 64, at most 4096)\n"
+      "  --calls N    small file calls per process for each latency\n"
+      "               (default 2000)\n"
+      "  --rounds R   allreduce rounds for the cycle cost (default 200)\n"
+      "  --quiet      print only the hint line\n"
+      "  --help       this text\n"
+      "  --version    the version of darrayio this tool runs with\n",
+      prog);
+}
+
+static int number(const char *s, int64_t lo, int64_t hi, int64_t *v) {
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || x < lo || x > hi)
+    return -1;
+  *v = x;
+  return 0;
+}
+
+/* 0: go on, 1: done (help, version), 2: usage error. */
+static int parse(int argc, char **argv, opts_t *o, int rank) {
+  *o = (opts_t){".", 64, 2000, 200, 0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int bad = 0;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      if (rank == 0)
+        usage(stdout);
+      return 1;
+    } else if (!strcmp(a, "--version")) {
+      if (rank == 0)
+        printf("%s (darrayio) %s\n", prog, darray_version_string());
+      return 1;
+    } else if (!strcmp(a, "--quiet")) {
+      o->quiet = 1;
+    } else if (!strcmp(a, "--dir") && v) {
+      o->dir = argv[++i];
+    } else if (!strcmp(a, "--mib") && v) {
+      bad = number(argv[++i], 1, 4096, &o->mib);
+    } else if (!strcmp(a, "--calls") && v) {
+      bad = number(argv[++i], 1, 10000000, &o->calls);
+    } else if (!strcmp(a, "--rounds") && v) {
+      bad = number(argv[++i], 1, 10000000, &o->rounds);
+    } else {
+      bad = 1;
+    }
+    if (bad) {
+      if (rank == 0) {
+        fprintf(stderr, "%s: bad option or value: %s\n", prog, a);
+        usage(stderr);
+      }
+      return 2;
+    }
+  }
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Every process's failure (or none) known everywhere: 1 if any. */
+static int any(int failed) {
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return failed;
+}
+
+/* The file constants of this process: seconds per small write and read,
+ * and the large calls' bytes per second (the slower way). */
+typedef struct filecost {
+  double wr, rd, bw;
+} filecost_t;
+
+static int file_costs(int fd, char *buf, int64_t region, int64_t base,
+                      int64_t calls, filecost_t *c, char *err, size_t n) {
+  double t = MPI_Wtime(), tw, tr;
+  for (int64_t k = 0; k < region; k += PIECE)
+    if (pwrite(fd, buf + k, piece(k, region), (off_t)(base + k)) !=
+        (ssize_t)piece(k, region))
+      goto fail;
+  tw = MPI_Wtime() - t;
+  t = MPI_Wtime();
+  for (int64_t k = 0; k < region; k += PIECE)
+    if (pread(fd, buf + k, piece(k, region), (off_t)(base + k)) !=
+        (ssize_t)piece(k, region))
+      goto fail;
+  tr = MPI_Wtime() - t;
+  c->bw = (double)region / (tw > tr ? tw : tr);
+  int64_t pages = region / 4096;
+  t = MPI_Wtime();
+  for (int64_t k = 0; k < calls; k++)
+    if (pwrite(fd, buf, 8, (off_t)(base + k % pages * 4096)) != 8)
+      goto fail;
+  c->wr = (MPI_Wtime() - t) / (double)calls;
+  t = MPI_Wtime();
+  for (int64_t k = 0; k < calls; k++)
+    if (pread(fd, buf, 8, (off_t)(base + k % pages * 4096)) != 8)
+      goto fail;
+  c->rd = (MPI_Wtime() - t) / (double)calls;
+  return 0;
+fail:
+  snprintf(err, n, "%s", errno ? strerror(errno) : "short transfer");
+  return -1;
+}
+
+/* Bytes per second each process sends plus receives, paired with
+ * rank ^ 1 (a last odd process idles: its rate does not count). */
+static double exchange_rate(char *buf, int64_t bytes, int rank, int P) {
+  int peer = rank ^ 1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime();
+  if (peer < P) {
+    char *in = buf + bytes; /* the second half of the buffer */
+    for (int64_t k = 0; k < bytes; k += PIECE) {
+      MPI_Request r[2];
+      MPI_Status s[2];
+      int len = (int)piece(k, bytes);
+      MPI_Irecv(in + k, len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &r[0]);
+      MPI_Isend(buf + k, len, MPI_BYTE, peer, 0, MPI_COMM_WORLD, &r[1]);
+      MPI_Waitall(2, r, s);
+    }
+  }
+  double rate = peer < P ? 2.0 * (double)bytes / (MPI_Wtime() - t) : 1e300;
+  MPI_Allreduce(MPI_IN_PLACE, &rate, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  return rate;
+}
+
+/* The median allreduce round, seconds. */
+static double cycle(int64_t rounds) {
+  double *t = malloc(sizeof *t * (size_t)rounds);
+  int v = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int64_t k = 0; k < rounds; k++) {
+    double t0 = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    t[k] = MPI_Wtime() - t0;
+  }
+  qsort(t, (size_t)rounds, sizeof *t, cmp_double);
+  double m = t[rounds / 2];
+  free(t);
+  return m;
+}
+
+static int64_t clamp(double v, int64_t lo, int64_t hi) {
+  return v < (double)lo ? lo : v > (double)hi ? hi : (int64_t)(v + 0.5);
+}
+
+/* Open a file under the line's hints: the library's parser must accept
+ * every value. */
+static int check_line(const char *line, const char *path) {
+  MPI_Info info;
+  MPI_Info_create(&info);
+  char *copy = strdup(line), *save = NULL;
+  for (char *kv = strtok_r(copy, ";", &save); kv != NULL;
+       kv = strtok_r(NULL, ";", &save)) {
+    char *eq = strchr(kv, '=');
+    *eq = '\0';
+    MPI_Info_set(info, kv, eq + 1);
+  }
+  free(copy);
+  darray_file_t f = NULL;
+  int rc = darray_file_open(MPI_COMM_WORLD, path,
+                            DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info, &f);
+  MPI_Info_free(&info);
+  if (rc != DARRAY_SUCCESS) {
+    fprintf(stderr, "%s: the library refuses the hint line: %s\n", prog,
+            darray_file_errmsg(NULL));
+    return -1;
+  }
+  return darray_file_close(&f) == DARRAY_SUCCESS ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  opts_t o;
+  int st = parse(argc, argv, &o, rank);
+  if (st != 0) {
+    MPI_Finalize();
+    return st == 1 ? 0 : 2;
+  }
+  int64_t region = o.mib << 20;
+  char path[4096], err[256] = "";
+  long id = (long)getpid();
+  MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.tmp", o.dir, id);
+  char *buf = malloc((size_t)(2 * region));
+  int fd = -1, failed = buf == NULL;
+  if (failed)
+    snprintf(err, sizeof err, "out of memory (%lld bytes)",
+             (long long)(2 * region));
+  else
+    memset(buf, rank + 1, (size_t)(2 * region)); /* touched before timing */
+  if (!failed && (fd = open(path, O_RDWR | O_CREAT, 0600)) < 0) {
+    snprintf(err, sizeof err, "%s", strerror(errno));
+    failed = 1;
+  }
+  filecost_t c = {0, 0, 0};
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!failed)
+    failed = file_costs(fd, buf, region, rank * region, o.calls, &c, err,
+                        sizeof err) != 0;
+  if (fd >= 0)
+    close(fd);
+  if (rank == 0 && fd >= 0)
+    unlink(path);
+  if (failed)
+    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
+  if (any(failed)) {
+    free(buf);
+    MPI_Finalize();
+    return 1;
+  }
+  double wr = c.wr, rd = c.rd, bw = c.bw;
+  MPI_Allreduce(MPI_IN_PLACE, &wr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &rd, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  double xr = P > 1 ? exchange_rate(buf, region, rank, P) : 0;
+  double cy = cycle(o.rounds);
+  MPI_Allreduce(MPI_IN_PLACE, &cy, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  free(buf);
+  /* latency: what a call costs beyond its 8 bytes at the bandwidth */
+  int64_t lw = clamp((wr - 8 / bw) * 1e9, 0, 1000000000);
+  int64_t lr = clamp((rd - 8 / bw) * 1e9, 0, 1000000000);
+  int64_t mbs = clamp(bw / 1e6, 1, 1000000000);
+  int64_t xmbs = clamp(xr / 1e6, 1, 1000000000);
+  int64_t cns = clamp(cy * 1e9, 0, 1000000000);
+  char line[512];
+  int n = snprintf(line, sizeof line,
+                   "darray_ds_rd_latency_ns=%lld;darray_ds_wr_latency_ns=%lld;"
+                   "darray_ds_bandwidth_mbs=%lld",
+                   (long long)lr, (long long)lw, (long long)mbs);
+  if (P > 1)
+    n += snprintf(line + n, sizeof line - (size_t)n,
+                  ";darray_cb_exchange_mbs=%lld", (long long)xmbs);
+  snprintf(line + n, sizeof line - (size_t)n, ";darray_cb_cycle_ns=%lld",
+           (long long)cns);
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.check", o.dir, id);
+  int bad = check_line(line, path) != 0;
+  if (rank == 0)
+    unlink(path);
+  if (rank == 0 && !o.quiet) {
+    printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
+           "per process\n", prog, P, o.dir, (long long)o.mib,
+           (long long)o.calls);
+    printf("  small read     %10lld ns per call   darray_ds_rd_latency_ns\n",
+           (long long)lr);
+    printf("  small write    %10lld ns per call   darray_ds_wr_latency_ns\n",
+           (long long)lw);
+    printf("  large calls    %10lld MB/s          darray_ds_bandwidth_mbs\n",
+           (long long)mbs);
+    if (P > 1)
+      printf("  exchange       %10lld MB/s          darray_cb_exchange_mbs\n",
+             (long long)xmbs);
+    else
+      printf("  exchange       not measured at one process "
+             "(darray_cb_exchange_mbs keeps its default)\n");
+    printf("  allreduce      %10lld ns per round  darray_cb_cycle_ns\n",
+           (long long)cns);
+  }
+  if (rank == 0 && !bad)
+    printf("%s%s\n", o.quiet ? "" : "hints: ", line);
+  MPI_Finalize();
+  return bad ? 1 : 0;
+}
