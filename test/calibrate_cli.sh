@@ -3,7 +3,8 @@
 # Copyright (c) 2026 the darrayio authors (AUTHORS)
 #
 # calibrate_cli.sh - tools/darray-calibrate on a small budget (4 MiB per
-# process, 200 small calls, 20 rounds): at 1 process the hint line holds
+# process, 200 small calls, 3 timed two-phase writes): at 1 process the
+# hint line holds
 # the file constants and the cycle, at 2 the exchange rate too, each key
 # once with an integer value, and the tool leaves no scratch file behind;
 # the line is accepted by darrayio-bench --hints (a DIST3D run, status
@@ -21,7 +22,7 @@ mkdir -p "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out"
 fails=0
-small="--mib 4 --calls 200 --rounds 20"
+small="--mib 4 --calls 200 --rounds 3"
 
 # run NP EXPECTED-STATUS TEXT ARGS...: the tool's status and output
 run() {
