@@ -7,6 +7,18 @@
  * from the definitions of include/darrayio.h (offsets in the file, in the
  * buffer and in a section's buffer), with the checks of the file and of
  * the counters against it.
+ *
+ * The model is serial: every call and request takes effect, in the order
+ * it was made or posted, on the model when it is made or posted, and the
+ * model after each of them is kept (a state). Requests on one file take
+ * effect in post order, and a blocking call after those posted before it
+ * (darrayio.h, "Nonblocking reads and writes"), so once a request has
+ * completed, or a blocking call has returned, the file has passed the
+ * state after it (the floor); requests posted later may be under way.
+ * The file then holds, at every byte, what one of the states from the
+ * floor to the last has there, and a length between theirs: nothing else
+ * is known (a write under way has written some of its bytes). With no
+ * request under way that is the last state, exactly.
  */
 #ifndef DARRAYIO_FUZZ_XFER_MODEL_H
 #define DARRAYIO_FUZZ_XFER_MODEL_H
@@ -14,13 +26,23 @@
 /* ------------------------------------------------------------------------ */
 /* the run: the library's handles and the model of the file                 */
 
+struct tx;
+
 typedef struct run {
   xcase_t *c;
   darray_t a;
   darray_file_t f;
-  int64_t disp; /* the array's displacement now */
-  uint8_t model[FILECAP];
+  darray_file_t probe;    /* the second file (xfer_async.h), or NULL */
+  int64_t disp;           /* the array's displacement now */
+  uint8_t model[FILECAP]; /* the last state: zeros past mlen */
   int64_t mlen;
+  uint8_t state[MAXPOST + 1][FILECAP]; /* after the first k calls */
+  int64_t slen[MAXPOST + 1];
+  int nposts, floor;       /* calls made; the last one known done */
+  struct tx *pend[MAXOPS]; /* the pending requests, in post order */
+  int npend;
+  int64_t held;   /* bytes the pending buffered writes hold */
+  int64_t nb_cap; /* darray_nb_buffer_size */
   uint64_t rng;
 } run_t;
 
@@ -31,31 +53,18 @@ static void ok(int rc, const char *what, const char *msg) {
 
 /* darray_temp_limit may be too small for a call: the library then
  * refuses it (DARRAY_ELIMIT) before any byte moves. Legal only with the
- * hint set and named in the message (or elements too large for MPI's
+ * hint set and named in f's message (or elements too large for MPI's
  * counts); the caller then checks that nothing moved. */
-static bool refused_by_limit(const run_t *r, int rc, const char *what) {
+static bool refused_by_limit(const run_t *r, darray_file_t f, int rc,
+                             const char *what) {
   if (rc != DARRAY_ELIMIT)
     return false;
-  const char *msg = darray_file_errmsg(r->f);
-  int limit = -1;
-  for (int k = 0; k < NHINTS; k++)
-    if (strcmp(hint_defs[k].key, "darray_temp_limit") == 0)
-      limit = r->c->hint[k];
+  const char *msg = darray_file_errmsg(f);
   if (strstr(msg, "too large for two-phase") == NULL &&
-      (limit < 0 || strstr(msg, "darray_temp_limit") == NULL))
-    fz_fail("%s returned DARRAY_ELIMIT without a limit to name: %s", what,
-            msg);
+      (r->c->hint[H_TEMP_LIMIT] < 0 ||
+       strstr(msg, "darray_temp_limit") == NULL))
+    fz_fail("%s returned DARRAY_ELIMIT without a limit to name: %s", what, msg);
   return true;
-}
-
-static void check_file(const run_t *r, const char *after);
-
-/* After a refusal: the buffer and the file as they were. */
-static void nothing_moved(const run_t *r, const uint8_t *buf, const uint8_t *orig,
-                          int64_t n, const char *what) {
-  if (memcmp(buf, orig, (size_t)n) != 0)
-    fz_fail("%s was refused but changed the buffer", what);
-  check_file(r, what);
 }
 
 static void *xmalloc(int64_t n) {
@@ -65,10 +74,11 @@ static void *xmalloc(int64_t n) {
   return p;
 }
 
-static int64_t file_off(const run_t *r, const int64_t g[]) {
-  int64_t off = r->disp;
-  for (int d = 0; d < r->c->nd; d++)
-    off += g[d] * r->c->fstride[d];
+/* Element g's offset in the file at displacement disp. */
+static int64_t file_off(const xcase_t *c, int64_t disp, const int64_t g[]) {
+  int64_t off = disp;
+  for (int d = 0; d < c->nd; d++)
+    off += g[d] * c->fstride[d];
   return off;
 }
 
@@ -108,13 +118,14 @@ static int64_t box_elems(int nd, const int64_t count[]) {
   return n;
 }
 
-/* The global index at file offset off, for reports. */
-static void where(const run_t *r, int64_t off, char *buf, size_t n) {
-  const xcase_t *c = r->c;
-  int64_t rel = off - r->disp;
+/* The global index at file offset off, at displacement disp, for
+ * reports. */
+static void where(const xcase_t *c, int64_t disp, int64_t off, char *buf,
+                  size_t n) {
+  int64_t rel = off - disp;
   if (rel < 0 || rel >= c->abytes) {
-    snprintf(buf, n, "outside the array [%" PRId64 ", %" PRId64 ")", r->disp,
-             r->disp + c->abytes);
+    snprintf(buf, n, "outside the array [%" PRId64 ", %" PRId64 ")", disp,
+             disp + c->abytes);
     return;
   }
   size_t k =
@@ -126,26 +137,61 @@ static void where(const run_t *r, int64_t off, char *buf, size_t n) {
     snprintf(buf + k, n - k, ")");
 }
 
-/* The file must be the model, byte for byte and in length. */
+/* Whether byte o of the file may be b: some state from the floor on has
+ * it (past a state's length, zeros: a write under way may have grown the
+ * file over a gap first). */
+static bool byte_ok(const run_t *r, int64_t o, uint8_t b) {
+  if (r->model[o] == b)
+    return true;
+  for (int k = r->floor; k < r->nposts; k++)
+    if (r->state[k][o] == b)
+      return true;
+  return false;
+}
+
+/* The file must be one of the states from the floor on, byte for byte,
+ * and its length between theirs: with no request under way, exactly the
+ * model. */
 static void check_file(const run_t *r, const char *after) {
   static uint8_t bytes[FILECAP + 64];
   int fd = open(fz_files[0], O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0)
+  ssize_t got = fd < 0 ? -1 : pread(fd, bytes, sizeof bytes, 0);
+  if (fd >= 0)
+    close(fd);
+  if (got < 0)
     fz_fail("cannot read back %s", fz_files[0]);
-  ssize_t got = pread(fd, bytes, sizeof bytes, 0);
-  close(fd);
-  if ((int64_t)st.st_size != r->mlen || got != (ssize_t)st.st_size)
-    fz_fail("after %s the file has %lld bytes, the model %" PRId64, after,
-            (long long)st.st_size, r->mlen);
-  for (int64_t o = 0; o < r->mlen; o++)
-    if (bytes[o] != r->model[o]) {
+  int64_t lo = r->slen[r->floor], n = (int64_t)got;
+  if (n < lo || n > r->mlen)
+    fz_fail("after %s the file has %" PRId64 "%s bytes, the model %" PRId64
+            " (%d of %d calls known done: from %" PRId64 ")",
+            after, n, got == (ssize_t)sizeof bytes ? " or more" : "", r->mlen,
+            r->floor, r->nposts, lo);
+  for (int64_t o = 0; o < n; o++)
+    if (!byte_ok(r, o, bytes[o])) {
       char w[128];
-      where(r, o, w, sizeof w);
-      fz_fail("after %s file byte %" PRId64 " (%s) is 0x%02x, the model "
-              "says 0x%02x",
-              after, o, w, bytes[o], r->model[o]);
+      where(r->c, r->disp, o, w, sizeof w);
+      fz_fail("after %s file byte %" PRId64 " (%s, at today's displacement) "
+              "is 0x%02x, the model says 0x%02x%s (%d of %d calls known "
+              "done)",
+              after, o, w, bytes[o], r->model[o],
+              r->floor < r->nposts ? " or an earlier state's" : "", r->floor,
+              r->nposts);
     }
+}
+
+/* A call made or a request posted: the model after it is the next state. */
+static int next_state(run_t *r) {
+  if (r->nposts == MAXPOST)
+    fz_fail("more than %d calls", MAXPOST);
+  r->nposts++;
+  memcpy(r->state[r->nposts], r->model, sizeof r->model);
+  r->slen[r->nposts] = r->mlen;
+  return r->nposts;
+}
+
+/* Every call up to k has taken effect. */
+static void done_upto(run_t *r, int k) {
+  r->floor = k > r->floor ? k : r->floor;
 }
 
 static int64_t hint_value(const run_t *r, const char *key) {
@@ -254,27 +300,39 @@ static void make_array(run_t *r) {
             es, n, lb, c->esize, c->n, c->lbytes);
 }
 
-/* The file before the calls: flen bytes of a pattern no element has by
- * design (they are random), then the file is opened with the hints. */
-static void make_file(run_t *r) {
+/* Create path with n bytes of data and open it with the case's hints. */
+static darray_file_t open_file(const run_t *r, const char *path,
+                               const uint8_t *data, int64_t n) {
   const xcase_t *c = r->c;
-  memset(r->model, 0, sizeof r->model);
-  for (int64_t o = 0; o < c->flen; o++)
-    r->model[o] = (uint8_t)(0xa5 ^ (o * 29) ^ (o >> 7));
-  r->mlen = c->flen;
-  int fd = open(fz_files[0], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0 || pwrite(fd, r->model, (size_t)c->flen, 0) != (ssize_t)c->flen)
-    fz_fail("cannot prefill %s", fz_files[0]);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || pwrite(fd, data, (size_t)n, 0) != (ssize_t)n)
+    fz_fail("cannot prefill %s", path);
   close(fd);
   MPI_Info info;
   MPI_Info_create(&info);
   for (int k = 0; k < NHINTS; k++)
     if (c->hint[k] >= 0)
       MPI_Info_set(info, hint_defs[k].key, hint_defs[k].vals[c->hint[k]]);
-  ok(darray_file_open(MPI_COMM_WORLD, fz_files[0], DARRAY_MODE_RDWR, info,
-                      &r->f),
+  darray_file_t f = NULL;
+  ok(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f),
      "darray_file_open", darray_errmsg(NULL));
   MPI_Info_free(&info);
+  return f;
+}
+
+/* The file before the calls: flen bytes of a pattern no element has by
+ * design (they are random), then the file is opened with the hints; the
+ * model's first state. */
+static void make_file(run_t *r) {
+  const xcase_t *c = r->c;
+  memset(r->model, 0, sizeof r->model);
+  for (int64_t o = 0; o < c->flen; o++)
+    r->model[o] = (uint8_t)(0xa5 ^ (o * 29) ^ (o >> 7));
+  r->mlen = c->flen;
+  r->nposts = -1;
+  next_state(r);
+  r->floor = 0;
+  r->f = open_file(r, fz_files[0], r->model, c->flen);
 }
 
 #endif /* DARRAYIO_FUZZ_XFER_MODEL_H */
