@@ -5,22 +5,27 @@
  * driver.c - a deterministic random-input driver for the fuzz targets, for
  * compilers without libFuzzer (fuzz/run.sh falls back to it and says so).
  *
- * Usage: fuzz_X [-runs=N] [-seed=S] [-max_total_time=T] [FILE|DIR]...
+ * Usage: fuzz_X [-runs=N] [-seed=S] [-max_total_time=T] [-timeout=U]
+ *               [FILE|DIR]...
  * Each file given (or each file in a directory given) is run once, then N
  * pseudo-random inputs (splitmix64 of S) of 0..256 bytes, half of them
  * mutations of the files, until N runs or T seconds. A crash is the
- * sanitizer's report and a non-zero exit, as with libFuzzer; at the end it
- * prints libFuzzer's "stat::" lines for the runs and their rate.
+ * sanitizer's report and a non-zero exit, as with libFuzzer; so is an
+ * input that runs longer than U seconds (default 0: no limit), which
+ * would otherwise hang the run (a request that never completes). At the
+ * end it prints libFuzzer's "stat::" lines for the runs and their rate.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -42,6 +47,24 @@ typedef struct seed {
 static seed_t seeds[4096];
 static int nseeds;
 
+/* -timeout: an input that runs too long is a crash, as in libFuzzer. */
+static unsigned timeout;
+
+static void timed_out(int sig) {
+  static const char say[] = "\nTIMEOUT: an input ran longer than -timeout "
+                            "(FUZZ_VERBOSE=1 prints each input's case)\n";
+  (void)sig;
+  if (write(2, say, sizeof say - 1) < 0) {
+  }
+  abort();
+}
+
+static void run_one(const uint8_t *p, size_t n) {
+  alarm(timeout);
+  LLVMFuzzerTestOneInput(p, n);
+  alarm(0);
+}
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -55,7 +78,7 @@ static void run_file(const char *path) {
   uint8_t buf[4096];
   size_t n = fread(buf, 1, sizeof buf, fp);
   fclose(fp);
-  LLVMFuzzerTestOneInput(buf, n);
+  run_one(buf, n);
   if (nseeds < (int)(sizeof seeds / sizeof seeds[0])) {
     seeds[nseeds].p = malloc(n + 1);
     if (seeds[nseeds].p != NULL) {
@@ -91,6 +114,10 @@ int main(int argc, char **argv) {
   double limit = 0;
   state = 1;
   LLVMFuzzerInitialize(&argc, &argv);
+  for (int i = 1; i < argc; i++) /* before the files run */
+    if (strncmp(argv[i], "-timeout=", 9) == 0)
+      timeout = (unsigned)atoi(argv[i] + 9);
+  signal(SIGALRM, timed_out);
   for (int i = 1; i < argc; i++) {
     if (strncmp(argv[i], "-runs=", 6) == 0)
       runs = atol(argv[i] + 6);
@@ -124,7 +151,7 @@ int main(int argc, char **argv) {
         buf[b] = r % 2 ? (uint8_t)(32 + (r >> 8) % 95) : (uint8_t)(r >> 8);
       }
     }
-    LLVMFuzzerTestOneInput(buf, n);
+    run_one(buf, n);
   }
   double secs = now() - t0;
   printf("Done %ld runs in %.0f second(s) (random-input driver)\n", done, secs);

@@ -47,15 +47,35 @@ static inline void fz_fill(uint8_t *p, int64_t n, uint64_t *s) {
 }
 
 /* The case being run, printed with every finding (the target fills it),
- * and with every input when FUZZ_VERBOSE is set. */
+ * and with every input when FUZZ_VERBOSE is set; FUZZ_VERBOSE=2 also has
+ * a target say what each step returned (fz_trace). */
 static char fz_case[2048];
 
-static inline void fz_show_case(void) {
+static inline int fz_verbose(void) {
   static int verbose = -1;
-  if (verbose < 0)
-    verbose = getenv("FUZZ_VERBOSE") != NULL;
-  if (verbose)
+  const char *v = getenv("FUZZ_VERBOSE");
+  if (verbose < 0) /* set: at least 1, whatever its value */
+    verbose = v == NULL ? 0 : atoi(v) > 1 ? atoi(v) : 1;
+  return verbose;
+}
+
+static inline void fz_show_case(void) {
+  if (fz_verbose() > 0)
     fprintf(stderr, "case: %s\n", fz_case);
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static inline void
+fz_trace(const char *fmt, ...) {
+  if (fz_verbose() < 2)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
 }
 
 /* A finding: say what failed and for which case, then abort so that

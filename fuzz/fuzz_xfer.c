@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * fuzz_xfer.c - fuzz target: whole transfers on one process, checked
- * against a serial model of the file.
+ * fuzz_xfer.c - fuzz target: whole transfers on one process, blocking and
+ * nonblocking, checked against a serial model of the file.
  *
  * The input bytes are decoded into a case: a small array (1-4 dimensions,
  * at most 1 KiB; every element type, opaque elements of 1-24 bytes),
@@ -11,483 +11,376 @@
  * 1 x .. x 1, a storage order (C, Fortran or a permutation), a
  * displacement, a memory layout (C or Fortran order, ghosts, padding),
  * hints (back end, strategy, tiny buffer sizes, image piece, pipeline, the
- * romio switches, a temporary-memory limit, the cost model), a file
- * prefilled with a known pattern up to some length (possibly short of the
- * array), and up to four operations: whole-array or section writes and
- * reads, a new displacement, a sync.
+ * romio switches, a temporary-memory limit, the cost model, how requests
+ * run: darray_async, darray_nb_buffer_size), a file prefilled with a
+ * known pattern up to some length (possibly short of the array), and up
+ * to eight operations: whole-array or section writes and reads, each
+ * blocking, posted (darray_iwrite, darray_iread, ..._section) or, for
+ * writes, buffered (darray_bwrite, darray_bwrite_section), a new
+ * displacement, a sync (darray_file_sync or darray_file_isync), the
+ * completion of one pending request (darray_wait, or darray_test until
+ * done) or of all (darray_wait_all, in post order or the reverse, with
+ * null requests between, with or without codes); at the end the requests
+ * still pending complete in darray_wait_all or darray_file_close, with the
+ * array freed first or not. MPI runs at MPI_THREAD_MULTIPLE, so every
+ * darray_async mode is possible.
  *
  * The model is computed here from the definitions, never by the library:
  * element g lives at disp + esize * (linear index of g in the storage
  * order) in the file, at sum((g[d] + ghost[d]) * mstride[d]) in the one
  * process's buffer (the whole array, extents padded[d] or n[d] + 2
  * ghost[d], in C or Fortran order), and at its dense index in a section
- * buffer. After every call:
- *  - writes succeed, leave the caller's buffer alone and make the file
- *    exactly the model: the new elements, the prefill elsewhere, zeros
- *    where the file grew over a gap; the data then reads back equal;
- *  - reads fail with DARRAY_EEOF exactly when a byte they need is past
- *    the end of the file, and else deliver the model's elements; ghosts,
- *    padding and the guard bytes after the buffer stay untouched either
- *    way, the file is unchanged and the counters show no byte written;
- *  - the counters name a strategy the hints allow (on one process the
- *    extents never interleave, so only a hint yields two-phase), at least
- *    the call's bytes moved, and a largest temporary buffer within the
- *    hint that bounds it (at least an element per buffer).
+ * buffer. Calls and requests take effect on the model in the order they
+ * are made or posted (darrayio.h: requests on one file take effect in post
+ * order, a blocking call after the requests posted before it; the array's
+ * description is copied when posted). When a call returns or a request
+ * completes:
+ *  - it returns what the blocking call returns by the model: writes
+ *    succeed, reads fail with DARRAY_EEOF exactly when a byte they need
+ *    was past the end of the file when they were posted; a buffered write
+ *    whose copy would take the copies of the pending ones past
+ *    darray_nb_buffer_size fails with DARRAY_ELIMIT having written
+ *    nothing; darray_temp_limit may refuse a call with DARRAY_ELIMIT
+ *    before any byte moves (named in the message), and a request exactly
+ *    when the same blocking call (on a second file) is refused;
+ *  - reads deliver the model's elements as they were when posted; ghosts,
+ *    padding and the guard bytes after the buffer stay untouched, also
+ *    when the read fails; writes, blocking or posted, leave the caller's
+ *    buffer alone (a buffered write's buffer is overwritten as soon as it
+ *    is posted: the library has its copy), and blocking writes read back
+ *    equal;
+ *  - the file holds the model (xfer_model.h says what that means while
+ *    requests are under way; with none, byte for byte and in length: new
+ *    elements, the prefill elsewhere, zeros where the file grew over a
+ *    gap); it is checked after every operation, posts included;
+ *  - alone, the call's counters name a strategy the hints allow (on one
+ *    process the extents never interleave, so only a hint yields
+ *    two-phase), at least the call's bytes moved, and a largest temporary
+ *    buffer within the hint that bounds it (at least an element per
+ *    buffer); darray_wait_all's counters add up;
+ *  - a completed request's handle is DARRAY_REQUEST_NULL and its old
+ *    identifier gives DARRAY_EREQUEST to darray_wait and darray_test;
+ *    darray_wait_all returns the first failure of its array, and each
+ *    request's code; darray_file_sync and darray_file_close return
+ *    success, or the code of a pending request that failed.
  * Any difference aborts with the case printed: a finding.
  *
- * Build and run: fuzz/run.sh (libFuzzer), or see fuzz/README.md.
+ * The decoding of a case is in xfer_case.h, the model and its checks in
+ * xfer_model.h, requests and their completion in xfer_async.h. Build and
+ * run: fuzz/run.sh (libFuzzer), or see fuzz/README.md.
  */
 #include "darrayio.h"
 #include "fuzz_util.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 
 #define MAXD 4
-#define MAXOPS 4
-#define BUDGET 1024   /* most bytes of an array */
-#define MEMCAP 16384  /* most bytes of the local buffer */
-#define FILECAP 16384 /* most bytes of the file */
-#define GUARD 32      /* bytes after a read buffer, checked untouched */
+#define MAXOPS 8
+#define MAXPOST (2 * MAXOPS) /* calls: a blocking write is read back */
+#define BUDGET 1024          /* most bytes of an array */
+#define MEMCAP 16384         /* most bytes of the local buffer */
+#define FILECAP 16384        /* most bytes of the file */
+#define GUARD 32             /* bytes after a read buffer, checked untouched */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static int thread_level; /* what MPI_Init_thread provided */
+
 #include "xfer_case.h"
+#include "xfer_model.h"
 
 /* ------------------------------------------------------------------------ */
-/* the run: the library's handles and the model of the file                 */
+/* one transfer, from its call or post to its completion                    */
 
-typedef struct run {
-  xcase_t *c;
-  darray_t a;
-  darray_file_t f;
-  int64_t disp; /* the array's displacement now */
-  uint8_t model[FILECAP];
-  int64_t mlen;
-  uint64_t rng;
-} run_t;
+enum { LIM_TEMP = 1, LIM_NB }; /* why a call is refused with DARRAY_ELIMIT */
 
-static void ok(int rc, const char *what, const char *msg) {
-  if (rc != DARRAY_SUCCESS)
-    fz_fail("%s returned %s: %s", what, darray_err_name(rc), msg);
-}
+typedef struct tx {
+  const op_t *o; /* the operation (a section's region) */
+  bool write, section, sync;
+  int how;      /* HOW_* */
+  int post;     /* the model's state after it */
+  int64_t disp; /* the displacement it was made at */
+  darray_request_t req;
+  uint8_t *buf, *orig; /* the caller's buffer, and its bytes before */
+  uint8_t *want;       /* a read: what buf holds after a success */
+  uint8_t *elem;       /* a read: 1 at the bytes of elements */
+  int64_t nb;          /* bytes of buf (a read's with GUARD after) */
+  int64_t bytes;       /* the bytes the call moves */
+  int64_t end, flen;   /* a read: its last byte + 1; the file's length */
+  int64_t copy, held;  /* a buffered write: its copy; what others held */
+  int expect;          /* what its completion returns, by the model */
+  int why;             /* expect is DARRAY_ELIMIT: LIM_* */
+  char name[40];       /* the entry point */
+} tx_t;
 
-/* darray_temp_limit may be too small for a call: the library then
- * refuses it (DARRAY_ELIMIT) before any byte moves. Legal only with the
- * hint set and named in the message (or elements too large for MPI's
- * counts); the caller then checks that nothing moved. */
-static bool refused_by_limit(const run_t *r, int rc, const char *what) {
-  if (rc != DARRAY_ELIMIT)
+/* The elements of t's region in turn: start with e zeroed; false after
+ * the last. */
+typedef struct elem_it {
+  int64_t i[MAXD], g[MAXD], k;
+  int64_t bo, fo; /* offsets in t's buffer and in the file */
+} elem_it_t;
+
+static bool each_elem(const xcase_t *c, const tx_t *t, elem_it_t *e) {
+  const int64_t *count = t->section ? t->o->count : c->g;
+  if (e->k == box_elems(c->nd, count))
     return false;
-  const char *msg = darray_file_errmsg(r->f);
-  int limit = -1;
-  for (int k = 0; k < NHINTS; k++)
-    if (strcmp(hint_defs[k].key, "darray_temp_limit") == 0)
-      limit = r->c->hint[k];
-  if (strstr(msg, "too large for two-phase") == NULL &&
-      (limit < 0 || strstr(msg, "darray_temp_limit") == NULL))
-    fz_fail("%s returned DARRAY_ELIMIT without a limit to name: %s", what,
-            msg);
+  if (e->k++ > 0)
+    next_index(c->nd, count, e->i);
+  for (int d = 0; d < c->nd; d++)
+    e->g[d] = (t->section ? t->o->start[d] : 0) + e->i[d];
+  e->bo = t->section ? box_off(c, count, t->o->order, e->i) : mem_off(c, e->g);
+  e->fo = file_off(c, t->disp, e->g);
   return true;
 }
 
-static void check_file(const run_t *r, const char *after);
-
-/* After a refusal: the buffer and the file as they were. */
-static void nothing_moved(const run_t *r, const uint8_t *buf, const uint8_t *orig,
-                          int64_t n, const char *what) {
-  if (memcmp(buf, orig, (size_t)n) != 0)
-    fz_fail("%s was refused but changed the buffer", what);
-  check_file(r, what);
+static void tx_name(tx_t *t) {
+  static const char *const pre[] = {"", "i", "b"};
+  if (t->sync)
+    snprintf(t->name, sizeof t->name, "darray_file_isync");
+  else
+    snprintf(t->name, sizeof t->name, "darray_%s%s%s", pre[t->how],
+             t->write ? "write" : "read", t->section ? "_section" : "");
 }
 
-static void *xmalloc(int64_t n) {
-  void *p = malloc(n > 0 ? (size_t)n : 1);
-  if (p == NULL)
-    fz_fail("out of memory for %" PRId64 " bytes", n);
-  return p;
-}
-
-static int64_t file_off(const run_t *r, const int64_t g[]) {
-  int64_t off = r->disp;
-  for (int d = 0; d < r->c->nd; d++)
-    off += g[d] * r->c->fstride[d];
-  return off;
-}
-
-static int64_t mem_off(const xcase_t *c, const int64_t g[]) {
-  int64_t off = 0;
-  for (int d = 0; d < c->nd; d++)
-    off += (g[d] + c->ghost[d]) * c->mstride[d];
-  return off;
-}
-
-/* Offset of index i of a dense box of extents count in order. */
-static int64_t box_off(const xcase_t *c, const int64_t count[],
-                       darray_order_t order, const int64_t i[]) {
-  int64_t off = 0, s = c->esize;
-  for (int k = 0; k < c->nd; k++) {
-    int d = order == DARRAY_ORDER_FORTRAN ? k : c->nd - 1 - k;
-    off += i[d] * s;
-    s *= count[d];
-  }
-  return off;
-}
-
-/* The next index of a box in C order; false after the last. */
-static bool next_index(int nd, const int64_t count[], int64_t i[]) {
-  for (int d = nd - 1; d >= 0; d--) {
-    if (++i[d] < count[d])
-      return true;
-    i[d] = 0;
-  }
-  return false;
-}
-
-static int64_t box_elems(int nd, const int64_t count[]) {
-  int64_t n = 1;
-  for (int d = 0; d < nd; d++)
-    n *= count[d];
-  return n;
-}
-
-/* The global index at file offset off, for reports. */
-static void where(const run_t *r, int64_t off, char *buf, size_t n) {
+/* A read's buffer: random bytes; after a success, the model's elements
+ * (as they are now) in place of them. */
+static void expect_read(const run_t *r, tx_t *t) {
   const xcase_t *c = r->c;
-  int64_t rel = off - r->disp;
-  if (rel < 0 || rel >= c->abytes) {
-    snprintf(buf, n, "outside the array [%" PRId64 ", %" PRId64 ")", r->disp,
-             r->disp + c->abytes);
+  t->want = xmalloc(t->nb);
+  t->elem = xmalloc(t->nb);
+  memcpy(t->want, t->orig, (size_t)t->nb);
+  memset(t->elem, 0, (size_t)t->nb);
+  elem_it_t e = {0};
+  while (each_elem(c, t, &e)) {
+    memset(t->elem + e.bo, 1, (size_t)c->esize);
+    memcpy(t->want + e.bo, r->model + e.fo, (size_t)c->esize);
+    t->end = e.fo + c->esize > t->end ? e.fo + c->esize : t->end;
+  }
+  t->flen = r->mlen;
+  if (t->end > r->mlen)
+    t->expect = DARRAY_EEOF;
+}
+
+/* Operation o as a transfer made now, its outcome by the model. */
+static tx_t *tx_new(run_t *r, const op_t *o, int how) {
+  const xcase_t *c = r->c;
+  tx_t *t = xmalloc(sizeof *t);
+  memset(t, 0, sizeof *t);
+  t->o = o;
+  t->how = how;
+  t->disp = r->disp;
+  t->write = o->kind == OP_WRITE || o->kind == OP_WRITE_SEC;
+  t->section = o->kind == OP_WRITE_SEC || o->kind == OP_READ_SEC;
+  t->sync = o->kind == OP_SYNC;
+  t->expect = DARRAY_SUCCESS;
+  tx_name(t);
+  if (t->sync)
+    return t;
+  t->bytes = (t->section ? box_elems(c->nd, o->count) : c->n) * c->esize;
+  t->nb = (t->section ? t->bytes : c->lbytes) + (t->write ? 0 : GUARD);
+  t->buf = xmalloc(t->nb);
+  t->orig = xmalloc(t->nb);
+  fz_fill(t->buf, t->nb, &r->rng);
+  memcpy(t->orig, t->buf, (size_t)t->nb);
+  if (!t->write)
+    expect_read(r, t);
+  return t;
+}
+
+static void tx_free(tx_t *t) {
+  free(t->buf);
+  free(t->orig);
+  free(t->want);
+  free(t->elem);
+  free(t);
+}
+
+/* The buffer the library is given: NULL for an empty section, if the
+ * case says so. */
+static void *tx_ptr(const tx_t *t, uint8_t *buf) {
+  return t->section && t->bytes == 0 && t->o->null_buf ? NULL : buf;
+}
+
+/* A write on the model, with the data it had when made. */
+static void tx_effect(run_t *r, const tx_t *t) {
+  elem_it_t e = {0};
+  while (each_elem(r->c, t, &e))
+    model_put(r, e.fo, t->orig + e.bo, r->c->esize);
+}
+
+/* t as a blocking call on file f, from buf. */
+static int tx_call(const run_t *r, darray_file_t f, const tx_t *t,
+                   uint8_t *buf) {
+  const op_t *o = t->o;
+  void *p = tx_ptr(t, buf);
+  if (t->section)
+    return t->write
+               ? darray_write_section(f, r->a, o->start, o->count, o->order, p)
+               : darray_read_section(f, r->a, o->start, o->count, o->order, p);
+  return t->write ? darray_write(f, r->a, p) : darray_read(f, r->a, p);
+}
+
+/* t posted: its request in t->req. */
+static int tx_post(const run_t *r, tx_t *t) {
+  const op_t *o = t->o;
+  void *p = t->sync ? NULL : tx_ptr(t, t->buf);
+  bool b = t->how == HOW_BUF;
+  if (t->sync)
+    return darray_file_isync(r->f, &t->req);
+  if (t->section && t->write)
+    return (b ? darray_bwrite_section : darray_iwrite_section)(
+        r->f, r->a, o->start, o->count, o->order, p, &t->req);
+  if (t->section)
+    return darray_iread_section(r->f, r->a, o->start, o->count, o->order, p,
+                                &t->req);
+  if (t->write)
+    return (b ? darray_bwrite : darray_iwrite)(r->f, r->a, p, &t->req);
+  return darray_iread(r->f, r->a, p, &t->req);
+}
+
+/* A read's buffer byte b is wrong: say which element, or which other
+ * byte, it is. */
+static void bad_read_byte(const run_t *r, const tx_t *t, int rc, int64_t b) {
+  const xcase_t *c = r->c;
+  elem_it_t e = {0};
+  while (rc == DARRAY_SUCCESS && t->elem[b] && each_elem(c, t, &e))
+    if (b >= e.bo && b < e.bo + c->esize) {
+      char w[128];
+      where(c, t->disp, e.fo, w, sizeof w);
+      fz_fail("%s: buffer byte %" PRId64 " is 0x%02x, the file had 0x%02x "
+              "at %" PRId64 " (%s) when it was made",
+              t->name, b, t->buf[b], t->want[b], e.fo + b - e.bo, w);
+    }
+  fz_fail("%s%s changed byte %" PRId64 " of the buffer, %s", t->name,
+          rc != DARRAY_SUCCESS ? " (failing)" : "", b,
+          b >= t->nb - GUARD ? "past its end"
+          : t->section       ? "an element"
+                             : "a ghost or padding byte");
+}
+
+/* t has completed with rc, its message in the file's when msg: the code
+ * and the buffer, by the model. */
+static void tx_check(const run_t *r, const tx_t *t, int rc, bool msg) {
+  const char *m = msg ? darray_file_errmsg(r->f) : "(not kept)";
+  fz_trace("  %s (state %d): %s %s", t->name, t->post, darray_err_name(rc), m);
+  if (rc != t->expect && !t->write && !t->sync)
+    fz_fail("%s returned %s, the model says %s (its bytes end at %" PRId64
+            ", the file had %" PRId64 " when it was made): %s",
+            t->name, darray_err_name(rc), darray_err_name(t->expect), t->end,
+            t->flen, m);
+  if (rc != t->expect)
+    fz_fail("%s returned %s, the model says %s (copies held before it: "
+            "%" PRId64 " bytes): %s",
+            t->name, darray_err_name(rc), darray_err_name(t->expect), t->held,
+            m);
+  if (rc == DARRAY_ELIMIT && msg && t->why == LIM_NB &&
+      strstr(m, "darray_nb_buffer_size") == NULL)
+    fz_fail("%s was refused for darray_nb_buffer_size, but the message "
+            "does not say so: %s",
+            t->name, m);
+  if (rc == DARRAY_ELIMIT && msg && t->why == LIM_TEMP)
+    refused_by_limit(r, r->f, rc, t->name);
+  if (t->sync || (t->write && t->how == HOW_BUF))
+    return;
+  if (t->write) {
+    if (memcmp(t->buf, t->orig, (size_t)t->nb) != 0)
+      fz_fail("%s changed the caller's buffer", t->name);
     return;
   }
-  size_t k =
-      (size_t)snprintf(buf, n, "byte %" PRId64 " of element (", rel % c->esize);
-  for (int d = 0; d < c->nd && k < n; d++)
-    k += (size_t)snprintf(buf + k, n - k, "%s%" PRId64, d ? "," : "",
-                          rel / c->fstride[d] % c->g[d]);
-  if (k < n)
-    snprintf(buf + k, n - k, ")");
+  for (int64_t b = 0; b < t->nb; b++) {
+    bool fine = rc == DARRAY_SUCCESS ? t->buf[b] == t->want[b]
+                : rc == DARRAY_EEOF  ? t->elem[b] || t->buf[b] == t->orig[b]
+                                     : t->buf[b] == t->orig[b];
+    if (!fine)
+      bad_read_byte(r, t, rc, b);
+  }
 }
 
-/* The file must be the model, byte for byte and in length. */
-static void check_file(const run_t *r, const char *after) {
-  static uint8_t bytes[FILECAP + 64];
-  int fd = open(fz_files[0], O_RDONLY);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0)
-    fz_fail("cannot read back %s", fz_files[0]);
-  ssize_t got = pread(fd, bytes, sizeof bytes, 0);
-  close(fd);
-  if ((int64_t)st.st_size != r->mlen || got != (ssize_t)st.st_size)
-    fz_fail("after %s the file has %lld bytes, the model %" PRId64, after,
-            (long long)st.st_size, r->mlen);
-  for (int64_t o = 0; o < r->mlen; o++)
-    if (bytes[o] != r->model[o]) {
-      char w[128];
-      where(r, o, w, sizeof w);
-      fz_fail("after %s file byte %" PRId64 " (%s) is 0x%02x, the model "
-              "says 0x%02x",
-              after, o, w, bytes[o], r->model[o]);
-    }
-}
-
-static int64_t hint_value(const run_t *r, const char *key) {
-  char v[64];
-  ok(darray_file_get_hint(r->f, key, v, sizeof v), "darray_file_get_hint",
-     darray_file_errmsg(r->f));
-  return strtoll(v, NULL, 10);
-}
-
-enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4 };
-
-/* The strategies the hints allow for a call on one process, by the rules
- * of darray_file_open's documentation: a forced strategy or two-phase
- * forced by romio_cb_*; else (one process never interleaves) sieving when
- * romio_ds_* enables it, direct runs when it disables it, and, by the
- * cost model, direct runs for a whole array (no holes) or either for a
- * section. */
-static int allowed(const xcase_t *c, bool write, bool section) {
-  static const int forced[] = {0, ST_DIRECT, ST_TWOPHASE, ST_SIEVE};
-  int s = c->hint[H_STRATEGY] > 0 ? forced[c->hint[H_STRATEGY]] : 0;
-  bool cb = c->hint[write ? H_CB_WRITE : H_CB_READ] == 1;
-  int ds = c->hint[write ? H_DS_WRITE : H_DS_READ];
-  if (s != 0 || cb)
-    return s | (cb ? ST_TWOPHASE : 0);
-  if (ds == 1)
-    return ST_SIEVE;
-  if (ds == 2)
-    return ST_DIRECT;
-  return section ? ST_DIRECT | ST_SIEVE : ST_DIRECT;
-}
-
-/* The counters of one call: bytes is what the call had to move (-1: it
- * failed). */
-static void check_stats(const run_t *r, const char *call, bool write,
-                        bool section, int64_t bytes) {
-  darray_stats_t st;
-  ok(darray_file_get_stats(r->f, &st), "darray_file_get_stats", "");
-  if (!write && (st.bytes_written != 0 || st.write_calls != 0))
-    fz_fail("%s wrote %" PRId64 " bytes in %" PRId64 " calls", call,
-            st.bytes_written, st.write_calls);
-  if (bytes < 0)
-    return;
-  int k = strcmp(st.strategy, "direct") == 0     ? ST_DIRECT
-          : strcmp(st.strategy, "twophase") == 0 ? ST_TWOPHASE
-          : strcmp(st.strategy, "sieve") == 0    ? ST_SIEVE
-                                                 : 0;
-  if ((k & allowed(r->c, write, section)) == 0)
-    fz_fail("%s used strategy '%s', which the hints do not allow (mask "
-            "%d)",
-            call, st.strategy, allowed(r->c, write, section));
-  if ((write ? st.bytes_written : st.bytes_read) < bytes)
-    fz_fail("%s moved %" PRId64 " bytes of %" PRId64, call,
-            write ? st.bytes_written : st.bytes_read, bytes);
-  int64_t es = r->c->esize;
-  int64_t bound = k == ST_TWOPHASE ? hint_value(r, "cb_buffer_size")
-                  : write          ? hint_value(r, "ind_wr_buffer_size")
-                                   : hint_value(r, "ind_rd_buffer_size");
-  /* at least an element in each buffer: two-phase holds up to four (the
-   * message buffer, two staging buffers, the chunk's image) */
-  int64_t least = k == ST_TWOPHASE ? 4 * es : es;
-  if (st.peak_temp_bytes > (bound > least ? bound : least))
-    fz_fail("%s (%s) held %" PRId64 " temporary bytes; its bound is %" PRId64
-            " (at least %" PRId64 ")",
-            call, st.strategy, st.peak_temp_bytes, bound, least);
-}
-
-static void model_put(run_t *r, int64_t off, const uint8_t *src, int64_t n) {
-  if (off + n > FILECAP)
-    fz_fail("the model has no room for byte %" PRId64, off + n);
-  memcpy(r->model + off, src, (size_t)n);
-  if (off + n > r->mlen)
-    r->mlen = off + n; /* the gap reads as zeros, as the model has them */
+/* The counters of t alone (reset before it). */
+static void tx_stats(const run_t *r, const tx_t *t, int rc) {
+  if (!t->sync)
+    check_stats(r, t->name, t->write, t->section,
+                rc == DARRAY_SUCCESS ? t->bytes : -1);
 }
 
 /* ------------------------------------------------------------------------ */
 /* the operations                                                           */
 
-static void read_whole(run_t *r) {
-  const xcase_t *c = r->c;
-  int64_t nb = c->lbytes + GUARD, g[MAXD] = {0};
-  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb), *inside = xmalloc(nb);
-  memset(inside, 0, (size_t)nb);
-  fz_fill(buf, nb, &r->rng);
-  memcpy(orig, buf, (size_t)nb);
-  bool eof = r->disp + c->abytes > r->mlen;
+#include "xfer_async.h"
+
+/* A blocking call: the model changes once it has succeeded. It takes
+ * effect after every request posted before it; a write is read back. */
+static void blocking(run_t *r, const op_t *o) {
+  tx_t *t = tx_new(r, o, HOW_BLOCK);
   darray_file_reset_stats(r->f);
-  int rc = darray_read(r->f, r->a, buf);
-  if (refused_by_limit(r, rc, "darray_read")) {
-    nothing_moved(r, buf, orig, nb, "darray_read");
-    free(buf);
-    free(orig);
-    free(inside);
-    return;
+  int rc = tx_call(r, r->f, t, t->buf);
+  bool refused = refused_by_limit(r, r->f, rc, t->name);
+  if (refused) {
+    t->expect = rc;
+    t->why = LIM_TEMP;
   }
-  if (rc != (eof ? DARRAY_EEOF : DARRAY_SUCCESS))
-    fz_fail("darray_read returned %s (file %" PRId64 " bytes, array ends at "
-            "%" PRId64 "): %s",
-            darray_err_name(rc), r->mlen, r->disp + c->abytes,
-            darray_file_errmsg(r->f));
-  do {
-    int64_t mo = mem_off(c, g), fo = file_off(r, g);
-    memset(inside + mo, 1, (size_t)c->esize);
-    if (!eof && memcmp(buf + mo, r->model + fo, (size_t)c->esize) != 0) {
-      char w[128];
-      where(r, fo, w, sizeof w);
-      fz_fail("darray_read: buffer byte %" PRId64 " differs from the file "
-              "at %" PRId64 " (%s)",
-              mo, fo, w);
-    }
-  } while (next_index(c->nd, c->g, g));
-  for (int64_t b = 0; b < nb; b++)
-    if (!inside[b] && buf[b] != orig[b])
-      fz_fail("darray_read%s changed byte %" PRId64 " of the buffer, %s",
-              eof ? " (failing)" : "", b,
-              b >= c->lbytes ? "past its end" : "a ghost or padding byte");
-  free(buf);
-  free(orig);
-  free(inside);
-  check_file(r, "darray_read");
-  check_stats(r, "darray_read", false, false, eof ? -1 : c->abytes);
+  if (t->write && rc == DARRAY_SUCCESS)
+    tx_effect(r, t);
+  t->post = next_state(r);
+  if (!refused) /* else it took no effect: nothing follows from it */
+    done_upto(r, t->post);
+  tx_check(r, t, rc, true);
+  tx_stats(r, t, rc);
+  check_file(r, t->name);
+  bool back = t->write && rc == DARRAY_SUCCESS;
+  tx_free(t);
+  if (back) {
+    op_t rb = *o;
+    rb.kind = o->kind == OP_WRITE ? OP_READ : OP_READ_SEC;
+    blocking(r, &rb);
+  }
 }
 
-static void write_whole(run_t *r) {
-  const xcase_t *c = r->c;
-  int64_t g[MAXD] = {0};
-  uint8_t *buf = xmalloc(c->lbytes), *orig = xmalloc(c->lbytes);
-  fz_fill(buf, c->lbytes, &r->rng);
-  memcpy(orig, buf, (size_t)c->lbytes);
-  darray_file_reset_stats(r->f);
-  int rc = darray_write(r->f, r->a, buf);
-  if (refused_by_limit(r, rc, "darray_write")) {
-    nothing_moved(r, buf, orig, c->lbytes, "darray_write");
-    free(buf);
-    free(orig);
-    return;
-  }
-  ok(rc, "darray_write", darray_file_errmsg(r->f));
-  if (memcmp(buf, orig, (size_t)c->lbytes) != 0)
-    fz_fail("darray_write changed the caller's buffer");
-  do
-    model_put(r, file_off(r, g), buf + mem_off(c, g), c->esize);
-  while (next_index(c->nd, c->g, g));
-  free(buf);
-  free(orig);
-  check_file(r, "darray_write");
-  check_stats(r, "darray_write", true, false, c->abytes);
-  read_whole(r);
+static void set_disp(run_t *r, const op_t *o) {
+  ok(darray_set_displacement(r->a, o->disp), "darray_set_displacement",
+     darray_errmsg(r->a));
+  r->disp = o->disp; /* requests posted before keep theirs */
 }
 
-static void read_section(run_t *r, const op_t *o) {
-  const xcase_t *c = r->c;
-  int64_t ne = box_elems(c->nd, o->count), nb = ne * c->esize + GUARD;
-  int64_t i[MAXD] = {0}, g[MAXD], end = 0;
-  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb);
-  fz_fill(buf, nb, &r->rng);
-  memcpy(orig, buf, (size_t)nb);
-  for (int64_t k = 0; k < ne; k++, next_index(c->nd, o->count, i)) {
-    for (int d = 0; d < c->nd; d++)
-      g[d] = o->start[d] + i[d];
-    int64_t e = file_off(r, g) + c->esize;
-    end = e > end ? e : end;
+static void run_op(run_t *r, const op_t *o) {
+  switch (o->kind) {
+  case OP_WRITE:
+  case OP_WRITE_SEC:
+  case OP_READ:
+  case OP_READ_SEC:
+    if (o->how == HOW_BLOCK)
+      blocking(r, o);
+    else
+      post(r, o);
+    break;
+  case OP_DISP:
+    set_disp(r, o);
+    break;
+  case OP_SYNC:
+    if (o->how == HOW_BLOCK)
+      sync_op(r);
+    else
+      post(r, o);
+    break;
+  case OP_WAIT:
+    complete_one(r, o);
+    break;
+  default:
+    complete_all(r, o);
+    break;
   }
-  bool eof = end > r->mlen;
-  darray_file_reset_stats(r->f);
-  int rc = darray_read_section(r->f, r->a, o->start, o->count, o->order,
-                               ne == 0 && o->null_buf ? NULL : buf);
-  if (refused_by_limit(r, rc, "darray_read_section")) {
-    nothing_moved(r, buf, orig, nb, "darray_read_section");
-    free(buf);
-    free(orig);
-    return;
-  }
-  if (rc != (eof ? DARRAY_EEOF : DARRAY_SUCCESS))
-    fz_fail("darray_read_section returned %s (file %" PRId64 " bytes, the "
-            "section ends at %" PRId64 "): %s",
-            darray_err_name(rc), r->mlen, end, darray_file_errmsg(r->f));
-  for (int64_t k = 0; !eof && k < ne; k++, next_index(c->nd, o->count, i)) {
-    for (int d = 0; d < c->nd; d++)
-      g[d] = o->start[d] + i[d];
-    int64_t bo = box_off(c, o->count, o->order, i), fo = file_off(r, g);
-    if (memcmp(buf + bo, r->model + fo, (size_t)c->esize) != 0) {
-      char w[128];
-      where(r, fo, w, sizeof w);
-      fz_fail("darray_read_section: buffer byte %" PRId64 " differs from "
-              "the file at %" PRId64 " (%s)",
-              bo, fo, w);
-    }
-  }
-  for (int64_t b = ne * c->esize; b < nb; b++)
-    if (buf[b] != orig[b])
-      fz_fail("darray_read_section changed byte %" PRId64 " past the end "
-              "of the buffer",
-              b);
-  free(buf);
-  free(orig);
-  check_file(r, "darray_read_section");
-  check_stats(r, "darray_read_section", false, true, eof ? -1 : ne * c->esize);
-}
-
-static void write_section(run_t *r, const op_t *o) {
-  const xcase_t *c = r->c;
-  int64_t ne = box_elems(c->nd, o->count), nb = ne * c->esize;
-  int64_t i[MAXD] = {0}, g[MAXD];
-  uint8_t *buf = xmalloc(nb), *orig = xmalloc(nb);
-  fz_fill(buf, nb, &r->rng);
-  memcpy(orig, buf, (size_t)nb);
-  darray_file_reset_stats(r->f);
-  int rc = darray_write_section(r->f, r->a, o->start, o->count, o->order,
-                                ne == 0 && o->null_buf ? NULL : buf);
-  if (refused_by_limit(r, rc, "darray_write_section")) {
-    nothing_moved(r, buf, orig, nb, "darray_write_section");
-    free(buf);
-    free(orig);
-    return;
-  }
-  ok(rc, "darray_write_section", darray_file_errmsg(r->f));
-  if (memcmp(buf, orig, (size_t)nb) != 0)
-    fz_fail("darray_write_section changed the caller's buffer");
-  for (int64_t k = 0; k < ne; k++, next_index(c->nd, o->count, i)) {
-    for (int d = 0; d < c->nd; d++)
-      g[d] = o->start[d] + i[d];
-    model_put(r, file_off(r, g), buf + box_off(c, o->count, o->order, i),
-              c->esize);
-  }
-  free(buf);
-  free(orig);
-  check_file(r, "darray_write_section");
-  check_stats(r, "darray_write_section", true, true, nb);
-  read_section(r, o);
-}
-
-/* ------------------------------------------------------------------------ */
-/* one case                                                                 */
-
-static void make_array(run_t *r) {
-  const xcase_t *c = r->c;
-  darray_t a = NULL;
-  ok(darray_create(MPI_COMM_WORLD, c->nd, c->g, c->type, &a), "darray_create",
-     darray_errmsg(NULL));
-  r->a = a;
-  if (c->type == DARRAY_OPAQUE)
-    ok(darray_set_elem_size(a, c->esize), "darray_set_elem_size",
-       darray_errmsg(a));
-  ok(darray_set_distribution(a, c->dist, c->dargs_null ? NULL : c->dargs),
-     "darray_set_distribution", darray_errmsg(a));
-  int ones[MAXD] = {1, 1, 1, 1}, zeros[MAXD] = {0};
-  if (c->grid != 0)
-    ok(darray_set_grid(a, c->grid == 1 ? ones : zeros), "darray_set_grid",
-       darray_errmsg(a));
-  ok(darray_set_storage_order(a, c->sorder, c->perm),
-     "darray_set_storage_order", darray_errmsg(a));
-  ok(darray_set_displacement(a, c->disp), "darray_set_displacement",
-     darray_errmsg(a));
-  if (c->mem_set)
-    ok(darray_set_memory_layout(a, c->morder, c->ghost_null ? NULL : c->ghost,
-                                c->pad_null ? NULL : c->pad),
-       "darray_set_memory_layout", darray_errmsg(a));
-  ok(darray_commit(a), "darray_commit", darray_errmsg(a));
-  int64_t es = 0, n = 0, lb = 0;
-  ok(darray_elem_size(a, &es), "darray_elem_size", darray_errmsg(a));
-  ok(darray_local_count(a, &n), "darray_local_count", darray_errmsg(a));
-  ok(darray_local_bytes(a, &lb), "darray_local_bytes", darray_errmsg(a));
-  if (es != c->esize || n != c->n || lb != c->lbytes)
-    fz_fail("committed: element size %" PRId64 ", count %" PRId64 ", buffer "
-            "%" PRId64 " bytes; expected %" PRId64 ", %" PRId64 ", %" PRId64,
-            es, n, lb, c->esize, c->n, c->lbytes);
-}
-
-/* The file before the calls: flen bytes of a pattern no element has by
- * design (they are random), then the file is opened with the hints. */
-static void make_file(run_t *r) {
-  const xcase_t *c = r->c;
-  memset(r->model, 0, sizeof r->model);
-  for (int64_t o = 0; o < c->flen; o++)
-    r->model[o] = (uint8_t)(0xa5 ^ (o * 29) ^ (o >> 7));
-  r->mlen = c->flen;
-  int fd = open(fz_files[0], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0 || pwrite(fd, r->model, (size_t)c->flen, 0) != (ssize_t)c->flen)
-    fz_fail("cannot prefill %s", fz_files[0]);
-  close(fd);
-  MPI_Info info;
-  MPI_Info_create(&info);
-  for (int k = 0; k < NHINTS; k++)
-    if (c->hint[k] >= 0)
-      MPI_Info_set(info, hint_defs[k].key, hint_defs[k].vals[c->hint[k]]);
-  ok(darray_file_open(MPI_COMM_WORLD, fz_files[0], DARRAY_MODE_RDWR, info,
-                      &r->f),
-     "darray_file_open", darray_errmsg(NULL));
-  MPI_Info_free(&info);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
-  MPI_Init(argc, argv);
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &thread_level);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  static const char *const names[] = {"xfer.dat"};
-  fz_scratch("xfer", names, 1);
+  static const char *const names[] = {"xfer.dat", "probe.dat"};
+  fz_scratch("xfer", names, 2);
   return 0;
 }
 
@@ -511,33 +404,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   r.rng = c.seed;
   make_array(&r);
   make_file(&r);
-  for (int k = 0; k < c.nops; k++) {
-    const op_t *o = &c.op[k];
-    switch (o->kind) {
-    case OP_WRITE:
-      write_whole(&r);
-      break;
-    case OP_WRITE_SEC:
-      write_section(&r, o);
-      break;
-    case OP_READ:
-      read_whole(&r);
-      break;
-    case OP_READ_SEC:
-      read_section(&r, o);
-      break;
-    case OP_DISP:
-      ok(darray_set_displacement(r.a, o->disp), "darray_set_displacement",
-         darray_errmsg(r.a));
-      r.disp = o->disp;
-      break;
-    default:
-      ok(darray_file_sync(r.f), "darray_file_sync", darray_file_errmsg(r.f));
-      check_file(&r, "darray_file_sync");
-      break;
-    }
-  }
-  ok(darray_file_close(&r.f), "darray_file_close", "");
-  ok(darray_free(&r.a), "darray_free", "");
+  start_requests(&r);
+  for (int k = 0; k < c.nops; k++)
+    run_op(&r, &c.op[k]);
+  finish(&r);
   return 0;
 }

@@ -139,7 +139,7 @@ for t in "${targets[@]}"; do
     [ -f "$here/fuzz/$t.dict" ] && args+=(-dict="$here/fuzz/$t.dict")
     [ "$t" = fuzz_hints ] && args+=(-dict="$here/fuzz/hints.dict")
   else
-    args=(-max_total_time="$secs" -runs=100000000)
+    args=(-max_total_time="$secs" -timeout=10 -runs=100000000)
   fi
   say "$t: $secs s"
   log=$out/$t.log

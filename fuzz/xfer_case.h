@@ -4,8 +4,9 @@
  *
  * xfer_case.h - part of fuzz_xfer.c (header only, included once): a case
  * decoded from the input bytes (the array, its layouts, the hints, the
- * file's first length and the calls), the strides that follow from it by
- * the definitions, and its description for reports.
+ * file's first length, the calls and requests and how the case ends), the
+ * strides that follow from it by the definitions, and its description for
+ * reports.
  */
 #ifndef DARRAYIO_FUZZ_XFER_CASE_H
 #define DARRAYIO_FUZZ_XFER_CASE_H
@@ -33,6 +34,8 @@ static const struct {
     {"darray_ds_rd_latency_ns", {"0", "500", "1000000"}},
     {"darray_ds_wr_latency_ns", {"0", "5000", "1000000"}},
     {"darray_ds_bandwidth_mbs", {"1", "5000", "1000000000"}},
+    {"darray_async", {"automatic", "thread", "files", "none"}},
+    {"darray_nb_buffer_size", {"0", "1", "16", "100", "1k", "64m"}},
 };
 enum {
   H_BACKEND,
@@ -41,6 +44,9 @@ enum {
   H_CB_WRITE,
   H_DS_READ,
   H_DS_WRITE,
+  H_TEMP_LIMIT,
+  H_ASYNC = 17,
+  H_NB_BUFFER,
   NHINTS = sizeof hint_defs / sizeof hint_defs[0]
 };
 
@@ -51,11 +57,18 @@ enum {
   OP_READ_SEC,
   OP_DISP,
   OP_SYNC,
+  OP_WAIT,     /* complete one pending request */
+  OP_WAIT_ALL, /* complete all of them with darray_wait_all */
   NOPKINDS
 };
 static const char *const op_names[] = {
-    "write",        "write_section",    "read",
-    "read_section", "set_displacement", "sync"};
+    "write", "write_section", "read",    "read_section", "set_displacement",
+    "sync",  "complete",      "wait_all"};
+
+/* How a transfer is made: blocking, posted (darray_i*), or posted with
+ * its data copied (darray_bwrite*; reads are posted). A sync: blocking
+ * or darray_file_isync. */
+enum { HOW_BLOCK, HOW_NB, HOW_BUF };
 
 typedef struct op {
   int kind;
@@ -63,6 +76,12 @@ typedef struct op {
   darray_order_t order;
   bool null_buf; /* an empty section passes NULL */
   int64_t disp;  /* OP_DISP */
+  int how;       /* HOW_* */
+  int pick;      /* OP_WAIT: which pending request (modulo their number) */
+  bool test;     /* OP_WAIT: darray_test until done, not darray_wait */
+  bool rev;      /* OP_WAIT_ALL: the requests last posted first */
+  bool nulls;    /* OP_WAIT_ALL: a DARRAY_REQUEST_NULL after each */
+  bool nocodes;  /* OP_WAIT_ALL: codes is NULL */
 } op_t;
 
 typedef struct xcase {
@@ -84,6 +103,9 @@ typedef struct xcase {
   int64_t flen;                   /* the file's length before the calls */
   int nops;
   op_t op[MAXOPS];
+  bool end_close; /* requests still pending at the end: darray_file_close
+                     completes them (else darray_wait_all) */
+  bool end_free;  /* ... after the array is freed */
   uint64_t seed;
   /* derived from the definitions */
   int64_t n, abytes, lbytes;
@@ -225,12 +247,24 @@ static void decode_ops(fz_in_t *in, xcase_t *c) {
     uint8_t f = fz_u8(in);
     o->order = f & 1 ? DARRAY_ORDER_FORTRAN : DARRAY_ORDER_C;
     o->null_buf = f & 2;
+    o->how = f >> 3 & 3; /* 3, and a buffered read or sync: posted */
+    if (o->how == 3 ||
+        (o->how == HOW_BUF && o->kind != OP_WRITE && o->kind != OP_WRITE_SEC))
+      o->how = HOW_NB;
+    o->test = o->rev = f & 32;
+    o->nulls = f & 64;
+    o->nocodes = f & 128;
+    if (o->kind == OP_WAIT)
+      o->pick = fz_u8(in);
     o->disp = f & 4 ? 0 : fz_u16(in) % 8192;
     for (int d = 0; d < c->nd; d++) {
       o->start[d] = fz_u8(in) % c->g[d];
       o->count[d] = fz_u8(in) % (c->g[d] - o->start[d] + 1);
     }
   }
+  uint8_t e = fz_u8(in);
+  c->end_close = e & 1;
+  c->end_free = e & 2;
 }
 
 /* The strides of the file and of the buffer, from the definitions. */
@@ -293,9 +327,16 @@ static void describe(const xcase_t *c) {
     if (c->hint[k] >= 0)
       PUT("%s=%s;", hint_defs[k].key, hint_defs[k].vals[c->hint[k]]);
   PUT("\" file=%" PRId64 "B ops:", c->flen);
-  for (int k = 0; k < c->nops && p < end - 80; k++) {
+  for (int k = 0; k < c->nops && p < end - 120; k++) {
     const op_t *o = &c->op[k];
-    PUT(" %s", op_names[o->kind]);
+    bool xfer = o->kind <= OP_READ_SEC || o->kind == OP_SYNC;
+    PUT(" %s%s", !xfer ? "" : (const char *[]){"", "i", "b"}[o->how],
+        op_names[o->kind]);
+    if (o->kind == OP_WAIT)
+      PUT("(%s pending #%d)", o->test ? "test" : "wait", o->pick);
+    if (o->kind == OP_WAIT_ALL)
+      PUT("(%s%s%s)", o->rev ? "last first" : "in order",
+          o->nulls ? ", nulls" : "", o->nocodes ? ", codes NULL" : "");
     if (o->kind == OP_DISP)
       PUT("(%" PRId64 ")", o->disp);
     if (o->kind == OP_WRITE_SEC || o->kind == OP_READ_SEC) {
@@ -306,6 +347,8 @@ static void describe(const xcase_t *c) {
           o->null_buf ? " NULL if empty" : "");
     }
   }
+  PUT(" end: %s%s", c->end_close ? "close" : "wait_all",
+      c->end_free ? " after darray_free" : "");
 #undef PUT
 }
 
