@@ -94,9 +94,10 @@ static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
 }
 
 static const char *call_name(const xfer_t *x, const region_t *g) {
-  if (g == NULL)
-    return x->write ? "darray_write" : "darray_read";
-  return x->write ? "darray_write_section" : "darray_read_section";
+  static const char *const names[2][2] = {
+      {"darray_read", "darray_read_section"},
+      {"darray_write", "darray_write_section"}};
+  return x->entry != NULL ? x->entry : names[x->write][g != NULL];
 }
 
 /*

@@ -50,6 +50,8 @@ typedef struct xfer {
    * feeds this process's share of the CRC from the bytes it writes
    * (darray__xfer_crc); NULL otherwise */
   struct fmt_share *crc;
+  const char *entry; /* a request's entry point ("darray_iread", ...), for
+                        messages; NULL: the blocking call's name */
 } xfer_t;
 
 /* Bytes [foff, foff + n) of the file, which this call writes from p, into

@@ -218,9 +218,11 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
   int64_t cap = f->hints.nb_buffer_size;
   if (bytes > cap - q->held) {
     c->rc0 = darray__err(c->x.msg, DARRAY_ELIMIT,
-                         "darray_bwrite: %lld bytes to copy, but pending "
+                         "%s: %lld bytes to copy, but pending "
                          "buffered requests of this file already hold %lld "
                          "of darray_nb_buffer_size = %lld",
+                         c->section ? "darray_bwrite_section"
+                                    : "darray_bwrite",
                          (long long)bytes, (long long)q->held,
                          (long long)cap);
     return;
@@ -334,6 +336,13 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   int rc = r == NULL ? DARRAY_ENOMEM : DARRAY_SUCCESS;
   if (rc == DARRAY_SUCCESS)
     rc = darray__xcall_setup(&r->c, f, a, buf, write, g);
+  if (rc == DARRAY_SUCCESS) { /* messages name the entry point */
+    static const char *const names[2][2][2] = {
+        {{"darray_iread", "darray_iread_section"}, {"?", "?"}},
+        {{"darray_iwrite", "darray_iwrite_section"},
+         {"darray_bwrite", "darray_bwrite_section"}}};
+    r->c.x.entry = names[write][buffered][g != NULL];
+  }
   if (rc == DARRAY_SUCCESS && req == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
   if (rc == DARRAY_SUCCESS && f->async == NULL)

@@ -327,8 +327,10 @@ static void errors(const char *dir, const char *mode) {
   int any = 1;
   TU_OK(darray_bwrite(f, a, buf, &r));
   TU_EQ_CODE(darray_wait(f, &r), any ? DARRAY_ELIMIT : DARRAY_SUCCESS);
-  if (mine)
+  if (mine) {
     TU_CONTAINS(darray_file_errmsg(f), "darray_nb_buffer_size");
+    TU_CONTAINS(darray_file_errmsg(f), "darray_bwrite:");
+  }
   darray_file_close(&f);
   check_file(path, none, "a buffered write past its limit writes nothing");
 
@@ -386,6 +388,8 @@ static void errors(const char *dir, const char *mode) {
       TU_CONTAINS(darray_file_errmsg(h), want);
     }
     TU_CONTAINS(darray_file_errmsg(h), "input/output error");
+    if (tu_rank() == last)
+      TU_CONTAINS(darray_file_errmsg(h), "darray_iwrite (strategy direct");
     TU_OK(darray_iwrite(h, a, buf, &r));
     TU_OK(darray_wait(h, &r));
     darray_file_close(&h);
