@@ -263,7 +263,9 @@ static int close_writing(darray_file_t f, char *msg) {
     want[i] = z->m[i].crc_state == DARRAY_FMT_CRC_READBACK;
   /* a share that one process could not keep (out of memory, a chunk
    * written back with its holes) has every process read the member back:
-   * the processes agree on which members, then all of them read */
+   * the processes agree on which members, then all of them read (after
+   * agreeing that every process has its arrays: all or none take part) */
+  rc = darray__agree(f->comm, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = agree_wanted(f->comm, want, z->n, msg);
   for (int i = 0; rc == DARRAY_SUCCESS && i < z->n; i++)

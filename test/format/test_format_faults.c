@@ -21,6 +21,9 @@
  *  - the archive's CRC-32 of the member, as recorded, equals zlib's crc32
  *    of the member's bytes in the file (its .npy header and data), and the
  *    data are the closed form.
+ * Then each allocation of the close itself fails on each process in turn:
+ * the same code everywhere (success or DARRAY_ENOMEM), no hang, and a
+ * whole archive after a success.
  */
 #include "testutil.h"
 #include "io/fault_wrap.h"
@@ -143,6 +146,33 @@ static int64_t scenario(darray_t a, const int32_t *buf, const char *path,
   return calls;
 }
 
+/* The close with rank t's k-th allocation failing (k = 0: none, and the
+ * count is returned): the same code everywhere, success or
+ * DARRAY_ENOMEM, no hang; after a success the archive is whole. */
+static int64_t close_fault(darray_t a, const int32_t *buf, const char *path,
+                           MPI_Info info, int t, int64_t k) {
+  darray_file_t f = NULL;
+  int mode = DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC;
+  TU_OK(darray_dataset_open(MPI_COMM_WORLD, path, mode, info, &f));
+  TU_OK(darray_define(f, "u", a));
+  TU_OK(darray_write(f, a, buf));
+  fw_reset();
+  if (k > 0 && tu_rank() == t)
+    fw_rule(FW_ALLOC, k, 0);
+  alarm(60);
+  fw_arm(true);
+  int rc = darray_file_close(&f);
+  fw_arm(false);
+  alarm(0);
+  int64_t calls = fw_calls(FW_ALLOC);
+  if (!TU_CHECK(same_everywhere(rc)))
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  TU_CHECK(rc == DARRAY_SUCCESS || rc == DARRAY_ENOMEM);
+  if (rc == DARRAY_SUCCESS)
+    check_file(path);
+  return calls;
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   signal(SIGALRM, watchdog);
@@ -168,6 +198,15 @@ int main(int argc, char **argv) {
   int64_t total = calls;
   MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   TU_EQ_I64(hits, total); /* every allocation was failed once */
+  /* the close's own allocations, each failed on each rank in turn */
+  int64_t ccalls = close_fault(a, buf, path, info, 0, 0);
+  for (int t = 0; t < tu_nprocs(); t++) {
+    int64_t kt = ccalls;
+    MPI_Bcast(&kt, 1, MPI_INT64_T, t, MPI_COMM_WORLD);
+    for (int64_t k = 1; k <= kt; k++)
+      close_fault(a, buf, path, info, t, k);
+  }
+  TU_CHECK(ccalls > 0);
   free(buf);
   MPI_Info_free(&info);
   darray_free(&a);
