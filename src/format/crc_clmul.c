@@ -182,34 +182,6 @@ WIDE_TARGET static inline __m512i fold_wide(__m512i a, __m512i k, __m512i b) {
   return _mm512_ternarylogic_epi64(h, l, b, 0x96); /* h ^ l ^ b */
 }
 
-WIDE_TARGET static uint32_t feed_wide(uint32_t r, const unsigned char *p,
-                                      int64_t n) {
-  __m512i k = _mm512_broadcast_i32x4(
-      _mm_set_epi64x((long long)K_2047, (long long)K_2111));
-  __m512i a0 = _mm512_xor_si512(_mm512_loadu_si512(p),
-                                _mm512_zextsi128_si512(
-                                    _mm_cvtsi32_si128((int)r)));
-  __m512i a1 = _mm512_loadu_si512(p + 64), a2 = _mm512_loadu_si512(p + 128);
-  __m512i a3 = _mm512_loadu_si512(p + 192);
-  p += 256;
-  n -= 256;
-  for (; n >= 256; p += 256, n -= 256) {
-    a0 = fold_wide(a0, k, _mm512_loadu_si512(p));
-    a1 = fold_wide(a1, k, _mm512_loadu_si512(p + 64));
-    a2 = fold_wide(a2, k, _mm512_loadu_si512(p + 128));
-    a3 = fold_wide(a3, k, _mm512_loadu_si512(p + 192));
-  }
-  unsigned char state[256];
-  _mm512_storeu_si512(state, a0);
-  _mm512_storeu_si512(state + 64, a1);
-  _mm512_storeu_si512(state + 128, a2);
-  _mm512_storeu_si512(state + 192, a3);
-  uint32_t c = feed_clmul(0, state, 256);
-  if (n >= CLMUL_MIN)
-    return feed_clmul(c, p, n);
-  return n > 0 ? darray__crc_feed_zlib(c, p, n) : c;
-}
-
 /*
  * A vector of pieces that follow one another in the message, fed with one
  * folding state across them: pieces are folded in place 256 bytes at a
@@ -276,6 +248,13 @@ WIDE_TARGET static uint32_t feed_wide_vec(uint32_t r, const struct iovec *iov,
     _mm512_storeu_si512(state + 64 * i, s.a[i]);
   uint32_t c = feed_clmul(0, state, 256);
   return s.nb > 0 ? darray__crc_feed(c, s.blk, s.nb) : c;
+}
+
+/* One buffer: a vector of one piece. */
+WIDE_TARGET static uint32_t feed_wide(uint32_t r, const unsigned char *p,
+                                      int64_t n) {
+  struct iovec v = {(void *)p, (size_t)n};
+  return feed_wide_vec(r, &v, 1);
 }
 
 bool darray__crc_wide_available(void) {
