@@ -300,6 +300,29 @@ static int check_line(const char *line, const char *path) {
   return darray_file_close(&f) == DARRAY_SUCCESS ? 0 : -1;
 }
 
+/* The constants, one per line, with the hints they set. */
+static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
+                   int64_t mbs, int64_t xmbs, int64_t cns, double cy) {
+  printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
+         "per process\n", prog, P, o->dir, (long long)o->mib,
+         (long long)o->calls);
+  printf("  small read     %10lld ns per call   darray_ds_rd_latency_ns\n",
+         (long long)lr);
+  printf("  small write    %10lld ns per call   darray_ds_wr_latency_ns\n",
+         (long long)lw);
+  printf("  large calls    %10lld MB/s          darray_ds_bandwidth_mbs\n",
+         (long long)mbs);
+  if (P > 1)
+    printf("  exchange       %10lld MB/s          darray_cb_exchange_mbs\n",
+           (long long)xmbs);
+  else
+    printf("  exchange       not measured at one process "
+           "(darray_cb_exchange_mbs keeps its default)\n");
+  printf("  two-phase cycle%10lld ns per cycle  darray_cb_cycle_ns (%lld ns "
+         "with its file call)\n", (long long)cns,
+         (long long)clamp(cy * 1e9, 0, 1000000000));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, P;
@@ -379,26 +402,8 @@ int main(int argc, char **argv) {
   int bad = check_line(line, path) != 0;
   if (rank == 0)
     unlink(path);
-  if (rank == 0 && !o.quiet) {
-    printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
-           "per process\n", prog, P, o.dir, (long long)o.mib,
-           (long long)o.calls);
-    printf("  small read     %10lld ns per call   darray_ds_rd_latency_ns\n",
-           (long long)lr);
-    printf("  small write    %10lld ns per call   darray_ds_wr_latency_ns\n",
-           (long long)lw);
-    printf("  large calls    %10lld MB/s          darray_ds_bandwidth_mbs\n",
-           (long long)mbs);
-    if (P > 1)
-      printf("  exchange       %10lld MB/s          darray_cb_exchange_mbs\n",
-             (long long)xmbs);
-    else
-      printf("  exchange       not measured at one process "
-             "(darray_cb_exchange_mbs keeps its default)\n");
-    printf("  two-phase cycle%10lld ns per cycle  darray_cb_cycle_ns (%lld ns "
-           "with its file call)\n", (long long)cns,
-           (long long)clamp(cy * 1e9, 0, 1000000000));
-  }
+  if (rank == 0 && !o.quiet)
+    report(&o, P, lr, lw, mbs, xmbs, cns, cy);
   if (rank == 0 && !bad)
     printf("%s%s\n", o.quiet ? "" : "hints: ", line);
   MPI_Finalize();
