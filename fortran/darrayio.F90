@@ -147,6 +147,34 @@ module darrayio
     integer(c_int64_t) :: peak_temp_bytes_max
   end type darray_stats_summary_t
 
+  !> One strategy's plan of a whole-array call counted on paper
+  !> (darray_plan_row_t; darray_plan_virtual). Counters are -1 where the
+  !> strategy does not count them on paper.
+  type, public :: darray_plan_row_t
+    character(len=16) :: strategy = ''
+    logical :: candidate = .false., chosen = .false.
+    character(len=200) :: why = ''
+    real(real64) :: estimate_ns = 0
+    integer(int64) :: file_calls_max = 0, file_calls_sum = 0, &
+      file_bytes_max = 0, sent_bytes_max = 0, sent_bytes_sum = 0, &
+      messages_max = 0, messages_sum = 0, cycles = 0, aggregators = 0, &
+      agg_pieces_max = 0, temp_bytes_max = 0, metadata_bytes_max = 0, &
+      romio_metadata_max = 0, romio_metadata_sum = 0
+    integer :: servers_per_agg_max = 0, aggs_per_server_max = 0
+    real(real64) :: plan_ns = 0
+  end type darray_plan_row_t
+
+  ! The C struct darray_plan_row_t, field for field.
+  type, bind(c) :: c_plan_row_t
+    character(kind=c_char) :: strategy(16)
+    integer(c_int) :: candidate, chosen
+    character(kind=c_char) :: why(200)
+    real(c_double) :: estimate_ns
+    integer(c_int64_t) :: counters(14)
+    integer(c_int) :: servers_per_agg_max, aggs_per_server_max
+    real(c_double) :: plan_ns
+  end type c_plan_row_t
+
   !> A consumer of a dataset, for the storage advisor (darray_consumer_t).
   !> Only the first ndims entries of dist, dargs and psizes are read.
   type, public :: darray_consumer_t
@@ -251,6 +279,7 @@ module darrayio
   public :: darray_dataset_open, darray_define, darray_num_members, &
     darray_inquire, darray_verify
   public :: darray_advise_storage, darray_advise_order, darray_advise_report
+  public :: darray_create_virtual, darray_plan_virtual
 
   !> darray_create(comm, gsizes, type, a [, ierr]): comm is the mpi
   !> module's integer handle or mpi_f08's type(MPI_Comm).
@@ -709,6 +738,23 @@ module darrayio
       integer(c_int64_t), intent(out) :: len
       integer(c_int) :: c_advise_report
     end function c_advise_report
+    function c_create_virtual(nprocs, ndims, gsizes, type, a) &
+        bind(c, name="darray_create_virtual")
+      import :: c_int, c_int64_t, c_ptr
+      integer(c_int), value :: nprocs, ndims, type
+      integer(c_int64_t), intent(in) :: gsizes(*)
+      type(c_ptr), intent(out) :: a
+      integer(c_int) :: c_create_virtual
+    end function c_create_virtual
+    function c_plan_virtual(a, info, has_info, write, nrows, rows, n) &
+        bind(c, name="darray_f_plan_virtual")
+      import :: c_int, c_ptr, c_plan_row_t
+      type(c_ptr), value :: a
+      integer(c_int), value :: info, has_info, write, nrows
+      type(c_plan_row_t), intent(out) :: rows(*)
+      integer(c_int), intent(out) :: n
+      integer(c_int) :: c_plan_virtual
+    end function c_plan_virtual
   end interface
 
 contains
@@ -1952,6 +1998,105 @@ contains
     end if
     call done_a(rc, ierr, 'darray_advise_order', darray_t(), note)
   end subroutine darray_advise_order
+
+  ! ---- planning on paper ----------------------------------------------------
+
+  !> darray_create_virtual(nprocs, gsizes, type, a [, ierr]): a virtual
+  !> array of nprocs processes, Fortran order in memory and in the file.
+  subroutine darray_create_virtual(nprocs, gsizes, type, a, ierr)
+    integer, intent(in) :: nprocs
+    integer(int64), intent(in) :: gsizes(:)
+    integer, intent(in) :: type
+    type(darray_t), intent(out) :: a
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: rc, none(1)
+    integer(c_int64_t) :: g(max(1, size(gsizes))), zeros(DARRAY_MAX_DIMS)
+    g = 0
+    g(1:size(gsizes)) = gsizes
+    rc = c_create_virtual(int(nprocs, c_int), int(size(gsizes), c_int), g, &
+      int(type, c_int), a%p)
+    if (rc /= DARRAY_SUCCESS) then
+      call done(rc, ierr, 'darray_create_virtual')
+      return
+    end if
+    none = 0
+    zeros = 0
+    rc = c_set_storage_order(a%p, int(DARRAY_ORDER_FORTRAN, c_int), none)
+    if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, &
+      int(DARRAY_ORDER_FORTRAN, c_int), zeros, zeros)
+    call done(rc, ierr, 'darray_create_virtual', ap=a%p)
+  end subroutine darray_create_virtual
+
+  ! C characters up to the terminating null, as a Fortran string.
+  function c_chars(c) result(s)
+    character(kind=c_char), intent(in) :: c(:)
+    character(len=size(c)) :: s
+    integer :: i
+    s = ''
+    do i = 1, size(c)
+      if (c(i) == c_null_char) exit
+      s(i:i) = c(i)
+    end do
+  end function c_chars
+
+  function from_c_row(c) result(r)
+    type(c_plan_row_t), intent(in) :: c
+    type(darray_plan_row_t) :: r
+    r%strategy = c_chars(c%strategy)
+    r%candidate = c%candidate /= 0
+    r%chosen = c%chosen /= 0
+    r%why = c_chars(c%why)
+    r%estimate_ns = c%estimate_ns
+    r%file_calls_max = c%counters(1)
+    r%file_calls_sum = c%counters(2)
+    r%file_bytes_max = c%counters(3)
+    r%sent_bytes_max = c%counters(4)
+    r%sent_bytes_sum = c%counters(5)
+    r%messages_max = c%counters(6)
+    r%messages_sum = c%counters(7)
+    r%cycles = c%counters(8)
+    r%aggregators = c%counters(9)
+    r%agg_pieces_max = c%counters(10)
+    r%temp_bytes_max = c%counters(11)
+    r%metadata_bytes_max = c%counters(12)
+    r%romio_metadata_max = c%counters(13)
+    r%romio_metadata_sum = c%counters(14)
+    r%servers_per_agg_max = c%servers_per_agg_max
+    r%aggs_per_server_max = c%aggs_per_server_max
+    r%plan_ns = c%plan_ns
+  end function from_c_row
+
+  !> darray_plan_virtual(a, write, rows, nfilled [, info] [, ierr]): plan
+  !> a whole-array call of a virtual array on paper; info is the mpi
+  !> module's integer handle (mpi_f08: pass info%MPI_VAL).
+  subroutine darray_plan_virtual(a, write, rows, nfilled, info, ierr)
+    type(darray_t), intent(in) :: a
+    logical, intent(in) :: write
+    type(darray_plan_row_t), intent(out) :: rows(:)
+    integer, intent(out) :: nfilled
+    integer, intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    type(c_plan_row_t) :: c(max(1, size(rows)))
+    integer(c_int) :: rc, n, finfo, has, w
+    integer :: i
+    finfo = 0
+    has = 0
+    if (present(info)) then
+      finfo = int(info, c_int)
+      has = 1
+    end if
+    w = 0
+    if (write) w = 1
+    rc = c_plan_virtual(a%p, finfo, has, w, int(size(rows), c_int), c, n)
+    nfilled = 0
+    if (rc == DARRAY_SUCCESS) then
+      nfilled = int(n)
+      do i = 1, nfilled
+        rows(i) = from_c_row(c(i))
+      end do
+    end if
+    call done(rc, ierr, 'darray_plan_virtual', ap=a%p)
+  end subroutine darray_plan_virtual
 
   !> Print the advisor's reasoning to unit (default: output_unit).
   subroutine darray_advise_report(gsizes, esize, consumers, unit, ierr)

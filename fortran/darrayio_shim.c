@@ -35,6 +35,14 @@ int darray_f_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
                            const darray_consumer_t consumers[], char **text,
                            int64_t *len);
 void darray_f_free_text(char *text);
+int darray_f_plan_virtual(darray_t a, MPI_Fint info, int has_info, int write,
+                          int nrows, darray_plan_row_t rows[], int *n);
+
+int darray_f_plan_virtual(darray_t a, MPI_Fint info, int has_info, int write,
+                          int nrows, darray_plan_row_t rows[], int *n) {
+  MPI_Info cinfo = has_info ? MPI_Info_f2c(info) : MPI_INFO_NULL;
+  return darray_plan_virtual(a, cinfo, write, nrows, rows, n);
+}
 
 int darray_f_create(MPI_Fint comm, int ndims, const int64_t gsizes[],
                     int type, darray_t *a) {

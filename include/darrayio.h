@@ -1780,6 +1780,115 @@ DARRAY_API int darray_advise_report(int ndims, const int64_t gsizes[], int64_t e
 
 /** @} */
 
+/* ------------------------------------------------------------------------ */
+/** \defgroup api_paper Planning on paper (any number of processes)
+ * A *virtual* array describes a distributed array over any number of
+ * processes without running them: the planner and every strategy's sizing
+ * evaluate a whole-array call on it from the description alone, since no
+ * process needs another's metadata. `darray-plan` (a tool) prints what
+ * darray_plan_virtual() computes (doc/scaling.md). */
+/** @{ */
+
+/** Most processes of a virtual array. */
+#define DARRAY_VIRTUAL_MAX_NPROCS (1 << 24)
+
+/**
+ * Start the description of a virtual array over \p nprocs processes
+ * (local; MPI must be initialized). The setters (darray_set_distribution(),
+ * darray_set_grid(), darray_set_storage_order(), ...) and darray_commit()
+ * work on it without communicating, and the queries answer for the
+ * virtual processes (darray_locate(), darray_file_offset(), ...); it has no
+ * local cells (darray_local_count() is 0). Reads, writes, darray_explain()
+ * and darray_define() refuse it with DARRAY_ECOMM. Free it with
+ * darray_free().
+ *
+ * \param nprocs number of processes, 1 .. #DARRAY_VIRTUAL_MAX_NPROCS
+ * \param ndims, gsizes, type as for darray_create()
+ * \param[out] a the new handle
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p a or \p gsizes is NULL
+ * \retval DARRAY_EGRID \p nprocs out of range
+ * \retval DARRAY_ENDIMS, DARRAY_ESIZE, DARRAY_ETYPE as for darray_create()
+ * \retval DARRAY_EMPI MPI is not initialized
+ * \retval DARRAY_ENOMEM out of memory
+ */
+DARRAY_API int darray_create_virtual(int nprocs, int ndims, const int64_t gsizes[],
+                                     darray_type_t type, darray_t *a);
+
+/**
+ * One strategy's plan of a whole-array call, counted on paper by
+ * darray_plan_virtual(). The counters are those of darray_stats_t, per
+ * process, as the strategy's run would count them (-1: the strategy does
+ * not count that number on paper); "most" is the busiest process's.
+ */
+typedef struct darray_plan_row {
+  char strategy[16];      /**< the strategy's name */
+  int candidate;          /**< 1: a candidate; 0: not (why says why) */
+  int chosen;             /**< 1: the planner's choice */
+  char why[200];          /**< why it is not a candidate ("" if it is) */
+  double estimate_ns;     /**< the cost model's time of the call (ns) */
+  int64_t file_calls_max; /**< file calls (read or write), most */
+  int64_t file_calls_sum; /**< file calls, all processes */
+  int64_t file_bytes_max; /**< bytes moved to or from the file, most */
+  int64_t sent_bytes_max; /**< data bytes sent to other processes, most */
+  int64_t sent_bytes_sum; /**< data bytes sent to other processes, all */
+  int64_t messages_max;   /**< data messages sent, most */
+  int64_t messages_sum;   /**< data messages sent, all processes */
+  int64_t cycles;         /**< collective buffering cycles */
+  int64_t aggregators;    /**< processes that access the file */
+  int64_t agg_pieces_max; /**< pieces of runs one aggregator moves, most */
+  int64_t temp_bytes_max; /**< temporary buffers of one process, most */
+  int64_t metadata_bytes_max; /**< bytes of offset/length lists one
+                                   process sends: 0 (darrayio exchanges
+                                   none) */
+  int64_t romio_metadata_max; /**< what ROMIO's two-phase algorithm would
+                                   send for the same access and domains
+                                   (its per-process piece counts and
+                                   offset/length lists), most; -1 for
+                                   independent strategies */
+  int64_t romio_metadata_sum; /**< the same, all processes */
+  int servers_per_agg_max; /**< striped files (striping_unit and
+                                striping_factor given): the most servers
+                                (stripe targets) one aggregator's chunk
+                                touches in one cycle; 0: not striped */
+  int aggs_per_server_max; /**< the most aggregators whose chunks touch
+                                one server in one cycle (contention) */
+  double plan_ns;          /**< processor time of the planner for this
+                                call on one process (ns; the same in every
+                                row) */
+} darray_plan_row_t;
+
+/**
+ * Plan a whole-array read or write of a committed virtual array (local):
+ * the planner's decision with the hints in \p info (the keys of
+ * darray_file_open(); the cost model's constants as given, or their
+ * defaults), and for each strategy of the table its estimate and what its
+ * run would count per process, computed from the description with the
+ * same code and sizing the real call uses. At small process counts the
+ * counts equal what darray_file_stats_summary() reports after the real
+ * call with the strategy forced (tested); the work is O(processes +
+ * runs of all processes).
+ *
+ * \param a      a committed virtual array (darray_create_virtual())
+ * \param info   hints, or MPI_INFO_NULL
+ * \param write  nonzero: a write; zero: a read
+ * \param nrows  entries of \p rows (the table has at most 8)
+ * \param[out] rows one row per strategy, in the table's order
+ * \param[out] nfilled rows filled
+ * \retval DARRAY_SUCCESS success
+ * \retval DARRAY_ENULL \p rows or \p nfilled is NULL
+ * \retval DARRAY_ECOMM \p a is not a virtual array
+ * \retval DARRAY_ESTATE \p a is not committed
+ * \retval DARRAY_EHINT a hint's value is invalid (message names it)
+ * \retval DARRAY_EINVAL \p nrows is smaller than the table
+ * \retval DARRAY_ESIZE displacement + array bytes overflow 64 bits
+ * \retval DARRAY_ENOMEM out of memory
+ */
+DARRAY_API int darray_plan_virtual(darray_t a, MPI_Info info, int write, int nrows,
+                                   darray_plan_row_t rows[], int *nfilled);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

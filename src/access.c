@@ -119,6 +119,12 @@ int darray__xfer_access(xfer_t *x, const access_t **out) {
 int darray__xfer_sample_runs(const xfer_t *x, int r,
                              void (*visit)(void *ctx, const layout_run_t *run),
                              void *ctx) {
+  return darray__xfer_walk_runs(x, r, DARRAY_SAMPLE_RUNS, visit, ctx);
+}
+
+int darray__xfer_walk_runs(const xfer_t *x, int r, int64_t limit,
+                           void (*visit)(void *ctx, const layout_run_t *run),
+                           void *ctx) {
   section_t *sec;
   int nsec;
   layout_iter_t it;
@@ -126,7 +132,7 @@ int darray__xfer_sample_runs(const xfer_t *x, int r,
     return DARRAY_ENOMEM;
   int rc = darray__layout_iter_init(&it, &x->a->d, sec, nsec);
   layout_run_t run;
-  for (int64_t n = 0; rc == DARRAY_SUCCESS && n < DARRAY_SAMPLE_RUNS &&
+  for (int64_t n = 0; rc == DARRAY_SUCCESS && (limit < 0 || n < limit) &&
                       darray__layout_next(&it, &run);
        n++)
     visit(ctx, &run);

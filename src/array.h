@@ -30,6 +30,9 @@ typedef struct darray_s {
 /* Check that a is a live array handle and clear its message; on failure
  * the message goes to the no-handle buffer. */
 DARRAY_HIDDEN int darray__array_check(struct darray_s *a);
-
+/* DARRAY_SUCCESS for an array over real processes; DARRAY_ECOMM, with a
+ * message into msg, for a virtual one (darray_create_virtual): no data
+ * moves through it. */
+DARRAY_HIDDEN int darray__array_real(const struct darray_s *a, char *msg);
 
 #endif /* DARRAYIO_ARRAY_H */

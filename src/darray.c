@@ -165,6 +165,42 @@ int darray_create(MPI_Comm comm, int ndims, const int64_t gsizes[],
   return DARRAY_SUCCESS;
 }
 
+int darray_create_virtual(int nprocs, int ndims, const int64_t gsizes[],
+                          darray_type_t type, darray_t *out) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (out == NULL)
+    return darray__err(msg, DARRAY_ENULL, "a (the output handle) is NULL");
+  *out = NULL;
+  int rc = darray__mpi_ready(msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (nprocs < 1 || nprocs > DARRAY_VIRTUAL_MAX_NPROCS)
+    return darray__err(msg, DARRAY_EGRID, "nprocs = %d: a virtual array "
+                       "has 1 .. %d processes", nprocs,
+                       DARRAY_VIRTUAL_MAX_NPROCS);
+  rc = darray__check_shape(ndims, gsizes, type, msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  darray_t a = calloc(1, sizeof *a);
+  if (a == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
+  a->comm = MPI_COMM_NULL; /* what makes it virtual */
+  a->rank = -1;            /* it is no process's: no local cells */
+  a->d.nprocs = nprocs;
+  set_defaults(a, ndims, gsizes, type);
+  *out = a;
+  return DARRAY_SUCCESS;
+}
+
+int darray__array_real(const struct darray_s *a, char *msg) {
+  if (a->comm != MPI_COMM_NULL)
+    return DARRAY_SUCCESS;
+  return darray__err(msg, DARRAY_ECOMM, "a is a virtual array "
+                     "(darray_create_virtual): it describes calls on paper, "
+                     "for darray_plan_virtual, and moves no data");
+}
+
 int darray_free(darray_t *pa) {
   if (pa == NULL || *pa == NULL)
     return DARRAY_SUCCESS;
@@ -178,7 +214,7 @@ int darray_free(darray_t *pa) {
   msg[0] = '\0';
   bool mpi = darray__mpi_ready(msg) == DARRAY_SUCCESS;
   a->magic = DARRAY_MAGIC_DEAD;
-  if (mpi)
+  if (mpi && a->comm != MPI_COMM_NULL)
     MPI_Comm_free(&a->comm);
   free(a->sec);
   free(a);

@@ -248,10 +248,12 @@ int darray_commit(darray_t a) {
   int save_psizes[DARRAY_MAX_DIMS];
   memcpy(save_psizes, a->d.psizes, sizeof save_psizes);
   rc = darray__desc_resolve(&a->d, a->errmsg);
-  if (rc == DARRAY_SUCCESS)
+  bool virt = a->comm == MPI_COMM_NULL; /* no process, nothing to agree */
+  if (rc == DARRAY_SUCCESS && !virt)
     rc = resolve_local(a);
   int bad = -1;
-  rc = darray__agree_check(a->comm, rc, a->errmsg, h, NPARTS, &bad);
+  if (!virt)
+    rc = darray__agree_check(a->comm, rc, a->errmsg, h, NPARTS, &bad);
   if (rc != DARRAY_SUCCESS) {
     free(a->sec);
     a->sec = NULL;
@@ -270,7 +272,7 @@ int darray_commit(darray_t a) {
   }
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (!mp)
+  if (!mp && !virt)
     darray__dist_coords(a->d.ndims, a->d.psizes, a->rank, a->coords);
   a->desc_hash = (int64_t)darray__hash(0, h, sizeof h);
   a->committed = true;

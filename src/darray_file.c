@@ -68,16 +68,6 @@ static int check_mode(int mode, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-static int load_hints(darray_hints_t *h, MPI_Info info, char *msg) {
-  darray__hints_default(h);
-  int rc = darray__hints_from_info(h, info, msg, DARRAY_ERRMSG_LEN);
-  const char *env = getenv("DARRAYIO_HINTS");
-  if (rc == DARRAY_SUCCESS && env != NULL)
-    rc = darray__hints_parse_string(h, env, msg, DARRAY_ERRMSG_LEN);
-  darray__hints_apply_limit(h);
-  return rc;
-}
-
 /* Local checks of darray_file_open's arguments; fills f's hints. */
 static int open_args(darray_file_t f, const char *path, int mode,
                      MPI_Info info, char *msg) {
@@ -87,7 +77,7 @@ static int open_args(darray_file_t f, const char *path, int mode,
   if (rc == DARRAY_SUCCESS && f == NULL)
     rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
   if (rc == DARRAY_SUCCESS)
-    rc = load_hints(&f->hints, info, msg);
+    rc = darray__hints_load(&f->hints, info, msg);
   return rc;
 }
 

@@ -27,15 +27,15 @@ static int common_args(xfer_t *x) {
   bool write = x->write;
   int cmp = MPI_UNEQUAL;
   if (!a->committed)
-    return darray__err(x->msg, DARRAY_ESTATE,
-                       "a: the array is not committed");
+    return darray__err(x->msg, DARRAY_ESTATE, "a: the array is not committed");
+  if (a->comm == MPI_COMM_NULL) /* virtual: no process of its own */
+    return darray__array_real(a, x->msg);
   MPI_Comm_compare(f->comm, a->comm, &cmp);
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
     return darray__err(x->msg, DARRAY_ECOMM,
                        "the file's and the array's communicators differ");
   if (write && !(f->mode & DARRAY_MODE_RDWR))
-    return darray__err(x->msg, DARRAY_EMODE,
-                       "f: the file was opened read-only");
+    return darray__err(x->msg, DARRAY_EMODE, "f: the file is read-only");
   int64_t end, bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
   if (!darray__add_ok(a->d.disp, bytes, &end))
     return darray__err(x->msg, DARRAY_ESIZE,

@@ -209,6 +209,8 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (!a->committed)
     return darray__err(f->errmsg, DARRAY_ESTATE,
                        "a: the array is not committed");
+  if (darray__array_real(a, f->errmsg) != DARRAY_SUCCESS)
+    return DARRAY_ECOMM;
   int64_t end, bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
   if (!darray__add_ok(a->d.disp, bytes, &end)) /* as darray_write refuses */
     return darray__err(f->errmsg, DARRAY_ESIZE,

@@ -274,3 +274,13 @@ int darray__hints_enum(const darray_hints_t *h, const char *key) {
     return -1;
   return *(const int *)((const char *)h + def->offset);
 }
+
+int darray__hints_load(darray_hints_t *h, MPI_Info info, char *msg) {
+  darray__hints_default(h);
+  int rc = darray__hints_from_info(h, info, msg, DARRAY_ERRMSG_LEN);
+  const char *env = getenv("DARRAYIO_HINTS");
+  if (rc == DARRAY_SUCCESS && env != NULL)
+    rc = darray__hints_parse_string(h, env, msg, DARRAY_ERRMSG_LEN);
+  darray__hints_apply_limit(h);
+  return rc;
+}

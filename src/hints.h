@@ -82,6 +82,10 @@ DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,
 /* Apply the known keys of an MPI_Info (unknown ones are ignored). */
 DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
                                           char *msg, size_t msglen);
+/* A file's hints: the defaults, then info's keys, then DARRAYIO_HINTS's,
+ * then darray_temp_limit applied (msg: DARRAY_ERRMSG_LEN bytes). */
+DARRAY_HIDDEN int darray__hints_load(darray_hints_t *h, MPI_Info info,
+                                     char *msg);
 /* The value of an enumerated hint (its DARRAY_TRI_*, ...), or -1 when key
  * names none. */
 DARRAY_HIDDEN int darray__hints_enum(const darray_hints_t *h, const char *key);

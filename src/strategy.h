@@ -77,6 +77,11 @@ DARRAY_HIDDEN void darray__xfer_access_free(xfer_t *x);
 DARRAY_HIDDEN int darray__xfer_sample_runs(
     const xfer_t *x, int r, void (*visit)(void *ctx, const layout_run_t *run),
     void *ctx);
+/* Visit the first `limit` runs of rank r in file order (limit < 0: every
+ * run). Fails only when out of memory. */
+DARRAY_HIDDEN int darray__xfer_walk_runs(
+    const xfer_t *x, int r, int64_t limit,
+    void (*visit)(void *ctx, const layout_run_t *run), void *ctx);
 /* The cells rank r accesses in this call (allocated; the caller frees).
  * Whole-array calls derive them from the distribution, section calls from
  * the gathered boxes; for the calling rank itself they are x->sec, with
@@ -130,6 +135,12 @@ typedef struct estimate {
  *    may be collective and then must take part in every exchange even
  *    after a local failure; finish frees what prepare made. prepare and
  *    finish may be NULL;
+ *  - tally: what run would count on every process (darray_plan_row_t:
+ *    file calls and bytes, messages and bytes sent, cycles, ...), from
+ *    the description alone with the sizing prepare uses, for a call on
+ *    paper (darray_plan_virtual, src/paper); the counters it leaves at -1
+ *    are not counted on paper. NULL: none is. Fails only when out of
+ *    memory;
  *  - crc_share: on a whole-array write of a dataset member with a CRC,
  *    run feeds the CRC from the bytes this process writes (x->crc), where
  *    they are contiguous (two-phase's aggregators: their chunks); other
@@ -144,6 +155,7 @@ typedef struct strategy {
   int (*run)(xfer_t *x); /* the caller agrees on the result */
   void (*finish)(xfer_t *x);
   bool crc_share;
+  int (*tally)(const xfer_t *x, const access_t *acc, darray_plan_row_t *row);
 } strategy_t;
 
 /* Entries a table may have. */

@@ -55,6 +55,7 @@ case $name in
   test_noinit) nps="1" ;; # MPI's lifetime, not a parallel pattern
   test_version) nps="1" ;; # local calls, checked outside MPI's lifetime
   test_format) nps="1 2 3 4" ;; # P = 3: uneven pieces of every member
+  test_plan_virtual) nps="2 3 4" ;; # P = 1 is one run: nothing to count
   test_fortran_api) nps="1 2 3 4" ;; # 1 and 4 also run MULTIPARTITION
   test_fortran_async) nps="1 2 3 4" ;; # each darray_async mode
   test_fortran_stop) nps="1 2" ;; # run by fortran_stop.sh: must fail

@@ -226,6 +226,85 @@ static int direct_estimate(const xfer_t *x, const access_t *acc,
   return DARRAY_SUCCESS;
 }
 
+/* ---- on paper ------------------------------------------------------------ */
+
+/* direct_run's decisions over one process's runs, counting its calls
+ * instead of making them (the buffer's fill, its pieces, the pending run
+ * and whether the next one touches it), for darray_plan_virtual. */
+typedef struct paper {
+  int64_t cap, calls;
+  int64_t start, len, npieces; /* the batch */
+  layout_run_t cur;
+  bool have;
+} paper_t;
+
+static void paper_flush(paper_t *p) {
+  p->calls += p->len > 0;
+  p->len = p->npieces = 0;
+}
+
+static void paper_add(paper_t *p, const layout_run_t *r) {
+  for (int64_t off = 0; off < r->len;) {
+    if (p->len > 0 && (p->start + p->len != r->foff + off ||
+                       p->len == p->cap || p->npieces == MAX_PIECES))
+      paper_flush(p);
+    if (p->len == 0)
+      p->start = r->foff + off;
+    int64_t take = r->len - off < p->cap - p->len ? r->len - off
+                                                  : p->cap - p->len;
+    p->npieces++;
+    p->len += take;
+    off += take;
+  }
+}
+
+static void paper_step(paper_t *p, bool touches) {
+  const layout_run_t *cur = &p->cur;
+  bool alone = cur->mem_contig &&
+               ((p->len == 0 && !touches) || cur->len >= p->cap);
+  if (alone) {
+    paper_flush(p);
+    p->calls++;
+  } else {
+    paper_add(p, cur);
+  }
+  if (!touches)
+    paper_flush(p);
+}
+
+static void paper_run(void *ctx, const layout_run_t *run) {
+  paper_t *p = ctx;
+  if (p->have)
+    paper_step(p, run->foff == p->cur.foff + p->cur.len);
+  p->cur = *run;
+  p->have = true;
+}
+
+static int direct_tally(const xfer_t *x, const access_t *acc,
+                        darray_plan_row_t *row) {
+  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
+  row->aggregators = row->agg_pieces_max = 0;
+  for (int r = 0; r < acc->P; r++) {
+    const access_rank_t *k = &acc->rank[r];
+    paper_t p = {.cap = direct_cap(x, k->bytes)};
+    if (darray__xfer_walk_runs(x, r, -1, paper_run, &p) != DARRAY_SUCCESS)
+      return DARRAY_ENOMEM;
+    if (p.have)
+      paper_step(&p, false);
+    row->file_calls_sum += p.calls;
+    row->file_calls_max = p.calls > row->file_calls_max
+                              ? p.calls : row->file_calls_max;
+    row->file_bytes_max = k->bytes > row->file_bytes_max
+                              ? k->bytes : row->file_bytes_max;
+    row->aggregators += k->bytes > 0;
+    row->agg_pieces_max = k->nruns > row->agg_pieces_max
+                              ? k->nruns : row->agg_pieces_max;
+  }
+  row->sent_bytes_max = row->sent_bytes_sum = 0;
+  row->messages_max = row->messages_sum = row->cycles = 0;
+  return DARRAY_SUCCESS;
+}
+
 const strategy_t darray__strategy_direct = {
     "direct", false, {NULL, NULL}, direct_estimate, NULL, direct_run, NULL,
-    false};
+    false, direct_tally};

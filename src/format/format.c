@@ -237,6 +237,8 @@ static int define_args(darray_file_t f, const char *name, darray_t a,
                        "(darray_dataset_open)");
   if (!a->committed)
     return darray__err(msg, DARRAY_ESTATE, "a: the array is not committed");
+  if (darray__array_real(a, msg) != DARRAY_SUCCESS)
+    return DARRAY_ECOMM;
   MPI_Comm_compare(f->comm, a->comm, &cmp);
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
     return darray__err(msg, DARRAY_ECOMM, "the file's and the array's "

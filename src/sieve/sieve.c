@@ -59,17 +59,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A window: file bytes [lo, hi), starting with part [b0, ...) of run
- * first. */
-typedef struct window {
-  int64_t lo, hi;
-  int64_t data;   /* bytes of runs inside */
-  int64_t pieces; /* runs, or parts of runs, inside */
-  int64_t segs;   /* maximal stretches of touching pieces */
-  layout_run_t first;
-  int64_t b0;
-} window_t;
-
 /* ---- choosing windows ---------------------------------------------------- */
 
 bool darray__sieve_joins(const sieve_t *s, int64_t gap, int64_t len) {
@@ -81,9 +70,7 @@ bool darray__sieve_joins(const sieve_t *s, int64_t gap, int64_t len) {
          (double)(2 * gap + len) * s->ns_per_byte <= s->lat_wr;
 }
 
-/* The next window, from cur on; consumes the runs it takes. For writes,
- * the holes in the buffer are zeroed on the way. */
-static void scan_window(sieve_t *s, window_t *w) {
+void darray__sieve_scan(sieve_t *s, window_t *w) {
   int64_t lo = s->cur.foff + s->done, left = s->cur.len - s->done;
   *w = (window_t){lo, lo + left, left, 1, 1, s->cur, s->done};
   if (left > s->cap) { /* a long run: a full window of it */
@@ -104,7 +91,7 @@ static void scan_window(sieve_t *s, window_t *w) {
     }
     if (gap > 0) {
       w->segs++;
-      if (s->x->write)
+      if (s->x->write && s->buf != NULL)
         memset(s->buf + (w->hi - lo), 0, (size_t)gap);
     }
     w->hi = r.foff + r.len;
@@ -116,7 +103,7 @@ static void scan_window(sieve_t *s, window_t *w) {
 /* Whether locking, reading, filling and writing a window with holes beats
  * writing its stretches of touching runs one by one (each under a shared
  * lock when the file takes locks). */
-static bool rmw_pays(const sieve_t *s, const window_t *w) {
+bool darray__sieve_rmw_pays(const sieve_t *s, const window_t *w) {
   double lock = s->locks ? 2 * s->lat_rd : 0;
   double rmw = lock + s->lat_rd + s->lat_wr +
                2 * (double)(w->hi - w->lo) * s->ns_per_byte;
@@ -232,7 +219,7 @@ static int write_locked(sieve_t *s, const window_t *w, bool rmw) {
 /* A read-modify-write holds an exclusive lock over its window; plain
  * writes take their shared locks in the io layer. */
 static int write_window(sieve_t *s, const window_t *w) {
-  bool rmw = w->segs > 1 && s->rmw_ok && rmw_pays(s, w);
+  bool rmw = w->segs > 1 && s->rmw_ok && darray__sieve_rmw_pays(s, w);
   if (!rmw)
     return write_locked(s, w, false);
   io_call_t *io = &s->x->io;
@@ -341,7 +328,7 @@ static int sieve_run(xfer_t *x) {
   int rc = DARRAY_SUCCESS;
   while (rc == DARRAY_SUCCESS && s->have) {
     window_t w;
-    scan_window(s, &w);
+    darray__sieve_scan(s, &w);
     rc = x->write ? write_window(s, &w) : read_window(s, &w);
   }
   return rc;
@@ -349,4 +336,5 @@ static int sieve_run(xfer_t *x) {
 
 const strategy_t darray__strategy_sieve = {
     "sieve", false, {"romio_ds_read", "romio_ds_write"},
-    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish, false};
+    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish, false,
+    darray__sieve_tally};

@@ -11,6 +11,17 @@
 
 #include "strategy.h"
 
+/* A window: file bytes [lo, hi), starting with part [b0, ...) of run
+ * first. */
+typedef struct window {
+  int64_t lo, hi;
+  int64_t data;   /* bytes of runs inside */
+  int64_t pieces; /* runs, or parts of runs, inside */
+  int64_t segs;   /* maximal stretches of touching pieces */
+  layout_run_t first;
+  int64_t b0;
+} window_t;
+
 /* One call's sieving on this process. */
 typedef struct sieve {
   xfer_t *x;
@@ -35,6 +46,16 @@ DARRAY_HIDDEN bool darray__sieve_joins(const sieve_t *s, int64_t gap,
  * one element, or less under a darray_temp_limit below one element
  * (darray__xfer_buffer_cap). */
 DARRAY_HIDDEN int64_t darray__sieve_window_cap(const xfer_t *x);
+/* The next window, from s->cur on; consumes the runs it takes. For
+ * writes, the holes in s->buf (when not NULL) are zeroed on the way. */
+DARRAY_HIDDEN void darray__sieve_scan(sieve_t *s, window_t *w);
+/* Whether locking, reading, filling and writing a window with holes beats
+ * writing its stretches of touching runs one by one. */
+DARRAY_HIDDEN bool darray__sieve_rmw_pays(const sieve_t *s,
+                                          const window_t *w);
+/* The call counted on paper (sieve_tally.c; strategy.h's tally). */
+DARRAY_HIDDEN int darray__sieve_tally(const xfer_t *x, const access_t *acc,
+                                      darray_plan_row_t *row);
 /* The planner's estimate of a sieved call (sieve_estimate.c). */
 DARRAY_HIDDEN int darray__sieve_estimate(const xfer_t *x,
                                          const access_t *acc, estimate_t *e);

@@ -286,4 +286,4 @@ static int tp_run(xfer_t *x) {
 
 const strategy_t darray__strategy_twophase = {
     "twophase", true, {"romio_cb_read", "romio_cb_write"},
-    tp_estimate, tp_prepare, tp_run, tp_finish, true};
+    tp_estimate, tp_prepare, tp_run, tp_finish, true, darray__tp_tally};

@@ -136,6 +136,10 @@ typedef struct tp {
   int rc; /* first local failure */
 } tp_t;
 
+/* The call counted on paper (tp_tally.c; strategy.h's tally). */
+DARRAY_HIDDEN int darray__tp_tally(const xfer_t *x, const access_t *acc,
+                                   darray_plan_row_t *row);
+
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);
 /* Every cycle of a write, pipelined (t->pipeline). */

@@ -39,6 +39,7 @@ program test_fortran_api
   call test_multipartition()
   call test_errors()
   call test_advisor()
+  call test_paper()
   call test_get_info()
   call test_dataset()
 
@@ -660,6 +661,71 @@ contains
     close (u)
     call expect(lines > 1000, 'darray_advise_report names the consumers')
   end subroutine test_advisor
+
+  ! A whole-array write planned on paper for nprocs virtual processes,
+  ! against the same write made by the real processes: the strategy the
+  ! planner marks chosen is the one the write used, and its counts equal
+  ! the write's counters summed over the processes.
+  subroutine test_paper()
+    type(darray_t) :: v, a
+    type(darray_file_t) :: f
+    type(darray_plan_row_t) :: rows(8)
+    type(darray_stats_t) :: st
+    type(darray_stats_summary_t) :: s
+    type(MPI_Info) :: info
+    integer :: ierr, n, i, k
+    real(real64), allocatable :: buf(:)
+    integer(int64) :: cnt
+    integer(int64), parameter :: g(3) = [int(nx, int64), int(ny, int64), &
+      int(nz, int64)]
+    call darray_create_virtual(nprocs, g, DARRAY_DOUBLE, v, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_create_virtual')
+    call darray_commit(v, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_commit (virtual)')
+    call MPI_Info_create(info)
+    call MPI_Info_set(info, 'cb_buffer_size', '256')
+    call MPI_Info_set(info, 'darray_cb_cycle_ns', '20000')
+    call darray_plan_virtual(v, .true., rows, n, info%MPI_VAL, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_plan_virtual')
+    call darray_create(MPI_COMM_WORLD, g, DARRAY_DOUBLE, a, ierr)
+    call darray_commit(a, ierr)
+    call darray_local_count(a, cnt, ierr)
+    allocate (buf(max(1_int64, cnt)))
+    buf = 1
+    call darray_file_open(MPI_COMM_WORLD, trim(path) // '.paper', &
+      DARRAY_MODE_RDWR + DARRAY_MODE_CREATE, f, info, ierr)
+    call darray_write(f, a, buf, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_write (paper oracle)')
+    call darray_file_get_stats(f, st, ierr)
+    call darray_file_stats_summary(f, s, ierr)
+    k = 0
+    do i = 1, n
+      if (rows(i)%chosen) k = i
+    end do
+    call expect(k > 0, 'darray_plan_virtual: a strategy is chosen')
+    if (k > 0) then
+      call expect(rows(k)%strategy == st%strategy, 'darray_plan_virtual: ' &
+        // trim(rows(k)%strategy) // ' chosen, the write used ' // &
+        trim(st%strategy))
+      call expect(rows(k)%file_bytes_max == s%bytes_written_max .and. &
+        rows(k)%file_calls_sum == s%write_calls_sum .and. &
+        rows(k)%sent_bytes_sum == s%bytes_exchanged_sum .and. &
+        rows(k)%cycles == s%cycles_max, &
+        'darray_plan_virtual: counts equal the write''s counters')
+    end if
+    call darray_plan_virtual(v, .true., rows(1:1), n, ierr=ierr)
+    call expect_rc(ierr, DARRAY_EINVAL, 'darray_plan_virtual, one row')
+    call darray_plan_virtual(a, .true., rows, n, ierr=ierr)
+    call expect_rc(ierr, DARRAY_ECOMM, 'darray_plan_virtual, a real array')
+    call darray_file_close(f, ierr)
+    if (rank == 0) then
+      open (newunit=i, file=trim(path) // '.paper')
+      close (i, status='delete')
+    end if
+    call MPI_Info_free(info)
+    call darray_free(a, ierr)
+    call darray_free(v, ierr)
+  end subroutine test_paper
 
   ! Every hint in effect as an MPI_Info, through both handle kinds: each key
   ! has the value darray_file_get_hint gives, the caller's cb_buffer_size

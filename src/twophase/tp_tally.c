@@ -1,0 +1,211 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * tp_tally.c - a two-phase call counted on paper (darray_plan_virtual):
+ * the domains, chunks and cycles prepare would size (tp_domain.c), and
+ * every process's runs cut by them, as the exchange (tp_exchange.c) cuts
+ * them into streams: one stream per (owner, aggregator, cycle) with bytes
+ * in it, sent as messages of at most M bytes, by the owner on writes and
+ * by the aggregator on reads, nothing sent to oneself.
+ *
+ * Beside it, what ROMIO's two-phase algorithm would exchange as metadata
+ * for the same access and domains before moving any data: each process's
+ * count of pieces per aggregator (an int to every other process), then,
+ * for each aggregator, its pieces' offsets and lengths (two 8-byte
+ * MPI_Offset values per piece; pieces are runs, touching runs merged as a
+ * flattened file view merges them, cut at domain boundaries).
+ *
+ * On a striped file (striping_unit and striping_factor hints) the servers
+ * each aggregator's chunk touches per cycle, and the aggregators that
+ * touch one server in one cycle: the contention LACIO measures.
+ */
+#include "twophase.h"
+
+#include <stdlib.h>
+
+typedef struct tally {
+  const tp_domains_t *d;
+  int64_t C, M;
+  int P, r;
+  bool write;
+  int64_t *bound; /* A + 1 domain boundaries */
+  int64_t *sent, *msgs, *meta; /* per process */
+  int64_t *pieces;             /* per aggregator */
+  int64_t *entries; /* per aggregator: vector entries (a piece that
+                       touches its stream's previous one extends it) */
+  int64_t end;      /* the open stream's last byte + 1 */
+  int dom;                     /* the domain of the last piece */
+  int64_t key_dom, key_cycle, n; /* the open stream and its bytes */
+  int64_t meta_dom, meta_end;  /* ROMIO's last piece */
+} tally_t;
+
+static void close_stream(tally_t *t) {
+  if (t->n == 0)
+    return;
+  int agg = darray__tp_agg_rank((int)t->key_dom, t->P, t->d->A);
+  if (agg != t->r) {
+    int from = t->write ? t->r : agg;
+    t->sent[from] += t->n;
+    t->msgs[from] += t->n / t->M + (t->n % t->M != 0);
+  }
+  t->n = 0;
+}
+
+/* One piece of a run inside domain i, cycle c. */
+static void piece(tally_t *t, int i, int64_t c, int64_t lo, int64_t hi) {
+  if (i != t->key_dom || c != t->key_cycle) {
+    close_stream(t);
+    t->key_dom = i;
+    t->key_cycle = c;
+  } else if (lo == t->end) {
+    t->entries[i]--; /* one entry with the previous piece */
+  }
+  t->n += hi - lo;
+  t->pieces[i]++;
+  t->entries[i]++;
+  t->end = hi;
+  if (i != t->meta_dom || lo != t->meta_end) { /* a new ROMIO piece */
+    if (darray__tp_agg_rank(i, t->P, t->d->A) != t->r)
+      t->meta[t->r] += 16;
+    t->meta_dom = i;
+  }
+  t->meta_end = hi;
+}
+
+static void visit_run(void *p, const layout_run_t *run) {
+  tally_t *t = p;
+  int64_t off = run->foff, end = run->foff + run->len;
+  while (off < end) {
+    while (t->dom < t->d->A - 1 && off >= t->bound[t->dom + 1])
+      t->dom++;
+    int64_t dlo = t->bound[t->dom], dhi = t->bound[t->dom + 1];
+    int64_t c = (off - dlo) / t->C;
+    int64_t chi = dhi - dlo - c * t->C > t->C ? dlo + (c + 1) * t->C : dhi;
+    int64_t hi = end < chi ? end : chi;
+    piece(t, t->dom, c, off, hi);
+    off = hi;
+  }
+}
+
+/* The servers of [lo, hi) on a file of S servers with stripes of su bytes:
+ * counts each one touched into cnt; returns how many. */
+static int touch(int64_t lo, int64_t hi, int64_t su, int S, int *cnt) {
+  int64_t k0 = lo / su, k1 = (hi - 1) / su;
+  int64_t n = k1 - k0 + 1 < S ? k1 - k0 + 1 : S;
+  for (int64_t k = k0; k < k0 + n; k++)
+    cnt[k % S]++;
+  return (int)n;
+}
+
+/* Servers per aggregator and aggregators per server, cycle by cycle. */
+static int contention(const tp_domains_t *d, int64_t C, int64_t ntimes,
+                      const darray_hints_t *h, darray_plan_row_t *row) {
+  int64_t su = h->striping_unit, S = h->striping_factor;
+  if (su <= 0 || S <= 0)
+    return DARRAY_SUCCESS;
+  int *cnt = malloc(sizeof *cnt * (size_t)S);
+  if (cnt == NULL)
+    return DARRAY_ENOMEM;
+  for (int64_t c = 0; c < ntimes; c++) {
+    for (int64_t s = 0; s < S; s++)
+      cnt[s] = 0;
+    for (int i = 0; i < d->A; i++) {
+      int64_t clo, chi;
+      darray__tp_chunk(d, C, i, c, &clo, &chi);
+      int n = clo < chi ? touch(clo, chi, su, (int)S, cnt) : 0;
+      row->servers_per_agg_max =
+          n > row->servers_per_agg_max ? n : row->servers_per_agg_max;
+    }
+    for (int64_t s = 0; s < S; s++)
+      row->aggs_per_server_max = cnt[s] > row->aggs_per_server_max
+                                     ? cnt[s] : row->aggs_per_server_max;
+  }
+  free(cnt);
+  return DARRAY_SUCCESS;
+}
+
+static void sum_max(const int64_t *v, int n, int64_t *sum, int64_t *max) {
+  *sum = *max = 0;
+  for (int i = 0; i < n; i++) {
+    *sum = *sum > INT64_MAX - v[i] ? INT64_MAX : *sum + v[i];
+    *max = v[i] > *max ? v[i] : *max;
+  }
+}
+
+/* Each aggregator's file calls and bytes: a whole-array access is dense,
+ * so every chunk of a domain holds data and moves with one call (image
+ * mode), or with one vector call per DARRAY_IOV_MAX entries (vector mode,
+ * chosen where pieces are long: then a chunk has fewer entries than that,
+ * and the count, at least one call per chunk, is exact). */
+static void aggregators(const tally_t *t, const tp_sizes_t *s,
+                        darray_plan_row_t *row) {
+  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
+  row->agg_pieces_max = 0;
+  row->aggregators = t->d->A;
+  for (int i = 0; i < t->d->A; i++) {
+    int64_t len = t->bound[i + 1] - t->bound[i];
+    int64_t calls = len / s->C + (len % s->C != 0);
+    int64_t vec = t->entries[i] / DARRAY_IOV_MAX +
+                  (t->entries[i] % DARRAY_IOV_MAX != 0);
+    if (!s->image && vec > calls)
+      calls = vec;
+    row->file_calls_sum += calls;
+    row->file_calls_max = calls > row->file_calls_max ? calls
+                                                      : row->file_calls_max;
+    row->file_bytes_max = len > row->file_bytes_max ? len
+                                                    : row->file_bytes_max;
+    row->agg_pieces_max = t->pieces[i] > row->agg_pieces_max
+                              ? t->pieces[i] : row->agg_pieces_max;
+  }
+}
+
+static int walk_all(tally_t *t, const xfer_t *x, const access_t *acc) {
+  for (t->r = 0; t->r < t->P; t->r++) {
+    t->dom = 0;
+    t->key_dom = t->meta_dom = -1;
+    t->n = 0;
+    if (acc->rank[t->r].bytes > 0 &&
+        darray__xfer_walk_runs(x, t->r, -1, visit_run, t) != DARRAY_SUCCESS)
+      return DARRAY_ENOMEM;
+    close_stream(t);
+    t->meta[t->r] += 4 * (int64_t)(t->P - 1); /* ROMIO's piece counts */
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray__tp_tally(const xfer_t *x, const access_t *acc,
+                     darray_plan_row_t *row) {
+  const darray_hints_t *h = &x->f->hints;
+  tp_domains_t d;
+  tp_sizes_t s;
+  darray__tp_domains(acc, h, &x->a->d, &d);
+  darray__tp_size(&d, h, x->write, acc, &s);
+  size_t P = (size_t)acc->P, A = (size_t)d.A;
+  tally_t t = {.d = &d, .C = s.C, .M = s.M, .P = acc->P, .write = x->write};
+  t.bound = malloc(sizeof *t.bound * (A + 1));
+  t.sent = calloc(3 * P, sizeof *t.sent);
+  t.pieces = calloc(2 * A, sizeof *t.pieces);
+  int rc = t.bound && t.sent && t.pieces ? DARRAY_SUCCESS : DARRAY_ENOMEM;
+  t.entries = t.pieces + A;
+  if (rc == DARRAY_SUCCESS) {
+    t.msgs = t.sent + P;
+    t.meta = t.sent + 2 * P;
+    for (int i = 0; i <= d.A; i++)
+      t.bound[i] = darray__tp_boundary(&d, i);
+    rc = walk_all(&t, x, acc);
+  }
+  if (rc == DARRAY_SUCCESS) {
+    sum_max(t.sent, t.P, &row->sent_bytes_sum, &row->sent_bytes_max);
+    sum_max(t.msgs, t.P, &row->messages_sum, &row->messages_max);
+    sum_max(t.meta, t.P, &row->romio_metadata_sum, &row->romio_metadata_max);
+    aggregators(&t, &s, row);
+    row->cycles = s.ntimes;
+    row->temp_bytes_max = s.need;
+    rc = contention(&d, s.C, s.ntimes, h, row);
+  }
+  free(t.bound);
+  free(t.sent);
+  free(t.pieces);
+  return rc;
+}
