@@ -731,6 +731,13 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    its file domains need no list exchange, so more aggregators cost no
  *    metadata; `striping_unit`
  *    (bytes; file domain boundaries are aligned to it when set);
+ *    `darray_cb_domains` = `automatic` (default), `logical` or `layout`:
+ *    file domains split evenly by offset, or by the servers of a file
+ *    striped over `striping_factor` servers in `striping_unit` stripes
+ *    (each aggregator the stripes of its own servers, or a share of one
+ *    server's when there are more aggregators than servers); automatic
+ *    takes layout domains when both hints are given and logical domains
+ *    would put more aggregators on one server in a cycle;
  *    `darray_cb_image_piece` (bytes, default 256): when the pieces of the
  *    access are shorter than this on average, an aggregator copies them
  *    into an image of its chunk and moves the chunk with one call (reading

@@ -224,6 +224,9 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   rc = process_table(&x, out, &conforming);
   if (rc == DARRAY_SUCCESS)
     rc = darray__plan_explain(&x, &p);
+  char dom[640];
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__tp_explain(&x, dom, sizeof dom);
   darray__xfer_access_free(&x);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");
@@ -234,6 +237,8 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   fprintf(out, "  estimates: %s\n",
           darray__plan_estimates(&p, est, sizeof est));
   fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
+  if (dom[0] != '\0')
+    fprintf(out, "  two-phase file domains (darray_cb_domains): %s\n", dom);
   fprintf(out, "  back end: %s\n", f->io.ops->name);
   rc = nonblocking(f, a, x.write, out);
   if (rc != DARRAY_SUCCESS)

@@ -28,6 +28,8 @@ static const char *const async_names[] = {"automatic", "thread", "files",
                                           "none", NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
                                                 NULL};
+static const char *const domains_names[] = {"automatic", "logical", "layout",
+                                            NULL};
 
 typedef struct hint_def {
   const char *key;
@@ -62,6 +64,7 @@ static const hint_def_t hint_table[] = {
     SZ("darray_temp_limit", temp_limit, 0, INT64_C(1) << 40),
     SZ("darray_cb_image_piece", cb_image_piece, 0, INT64_C(1) << 40),
     EN("darray_cb_pipeline", cb_pipeline, tri_names),
+    EN("darray_cb_domains", cb_domains, domains_names),
     SZ("darray_cb_exchange_mbs", cb_exchange_mbs, 1, INT64_C(1000000000)),
     SZ("darray_cb_cycle_ns", cb_cycle_ns, 0, INT64_C(1000000000)),
     EN("darray_concurrent_writers", concurrency, concurrency_names),

@@ -20,6 +20,12 @@ enum {
   DARRAY_ASYNC_NONE = 3    /* requests run when posted */
 };
 enum { DARRAY_TRI_AUTO = 0, DARRAY_TRI_ENABLE = 1, DARRAY_TRI_DISABLE = 2 };
+/* darray_cb_domains (src/twophase/tp_layout.c) */
+enum {
+  DARRAY_DOMAINS_AUTO = 0,    /* layout where the striping is known */
+  DARRAY_DOMAINS_LOGICAL = 1, /* even split of the extent by offset */
+  DARRAY_DOMAINS_LAYOUT = 2   /* each aggregator the stripes of few servers */
+};
 /* darray_concurrent_writers (src/io/io_lock.c) */
 enum {
   DARRAY_CONC_LOCKED = 0,  /* others may write: locks, locked RMW */
@@ -51,6 +57,9 @@ typedef struct darray_hints {
   /* two-phase writes: overlap the next chunk's exchange with this chunk's
    * file call (tri-state) */
   int cb_pipeline;
+  /* two-phase: file domains split by offset (logical) or by the servers
+   * of a striped file (layout; LACIO), DARRAY_DOMAINS_* */
+  int cb_domains;
   /* the planner's two-phase costs: exchange rate (10^6 bytes per second,
    * each byte counted when sent and when received) and the cost of one
    * cycle's synchronization */

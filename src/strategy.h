@@ -109,6 +109,13 @@ DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
                                        const int64_t count[],
                                        darray_order_t order, section_t *s);
 
+/* On a striped file (striping_unit and striping_factor S given), the time
+ * its servers need for work that would take sum_ns on one server (the file
+ * calls and bytes of every process at the cost model's rates, spread
+ * evenly over the servers): sum_ns / S; 0 when the striping is unknown. No
+ * strategy's call is faster (plan.c). */
+DARRAY_HIDDEN double darray__servers_ns(const struct xfer *x, double sum_ns);
+
 /* A strategy's estimate of a call: its time, or why it is not a
  * candidate. */
 typedef struct estimate {
@@ -198,5 +205,10 @@ DARRAY_HIDDEN const char *darray__plan_estimates(const plan_t *p, char *buf,
 DARRAY_HIDDEN int darray__plan_decide(const xfer_t *x,
                                       const strategy_t *const *table,
                                       const access_t *acc, plan_t *p);
+
+/* Two-phase's file domains for this call in words (src/twophase), for
+ * darray_explain; "" where the extents do not interleave. Fails only when
+ * out of memory. */
+DARRAY_HIDDEN int darray__tp_explain(xfer_t *x, char *buf, size_t n);
 
 #endif /* DARRAYIO_STRATEGY_H */

@@ -210,6 +210,7 @@ static int direct_estimate(const xfer_t *x, const access_t *acc,
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
   double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
   int n = darray__access_samples(acc), i = 0;
+  double sum = 0;
   e->ns = 0;
   for (int r = 0; r < acc->P; r++) {
     const access_rank_t *k = &acc->rank[r];
@@ -222,7 +223,10 @@ static int direct_estimate(const xfer_t *x, const access_t *acc,
     }
     double t = calls * lat + (double)k->bytes * bw;
     e->ns = t > e->ns ? t : e->ns;
+    sum += t;
   }
+  double servers = darray__servers_ns(x, sum);
+  e->ns = servers > e->ns ? servers : e->ns;
   return DARRAY_SUCCESS;
 }
 

@@ -101,17 +101,24 @@ static int read_windows(const xfer_t *x, int r, const access_rank_t *k,
   return DARRAY_SUCCESS;
 }
 
+/* The slowest process, and at least what a striped file's servers need
+ * for every process's windows (the samples' mean, times P). */
 static int interleaved_read(const xfer_t *x, const access_t *acc,
                             estimate_t *e) {
+  double sum = 0;
+  int n = darray__access_samples(acc);
   e->ns = 0;
-  for (int i = 0; i < darray__access_samples(acc); i++) {
+  for (int i = 0; i < n; i++) {
     int r = darray__access_sample(acc, i);
     double t;
     int rc = read_windows(x, r, &acc->rank[r], &t);
     if (rc != DARRAY_SUCCESS)
       return rc;
     e->ns = t > e->ns ? t : e->ns;
+    sum += t;
   }
+  double servers = n > 0 ? darray__servers_ns(x, sum / n * acc->P) : 0;
+  e->ns = servers > e->ns ? servers : e->ns;
   return DARRAY_SUCCESS;
 }
 
@@ -131,13 +138,17 @@ int darray__sieve_estimate(const xfer_t *x, const access_t *acc,
     return not_one(e, "no read-modify-write on this file "
                       "(darray_concurrent_writers)");
   bool any = false;
+  double sum = 0;
   e->ns = 0;
   for (int r = 0; r < acc->P; r++) {
     bool pays;
     double t = rank_time(x, &acc->rank[r], &pays);
     e->ns = t > e->ns ? t : e->ns;
+    sum += t;
     any |= pays;
   }
+  double servers = darray__servers_ns(x, sum);
+  e->ns = servers > e->ns ? servers : e->ns;
   if (!any)
     return not_one(e, "sieving would not pay: no process's holes are "
                       "small enough to read through (cost model)");

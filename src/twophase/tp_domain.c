@@ -20,7 +20,9 @@ void darray__tp_domains(const access_t *acc, const darray_hints_t *h,
   *d = (tp_domains_t){acc->lo, acc->hi,
                       h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes
                                                          : P,
-                      a->disp, a->esize, h->striping_unit};
+                      a->disp, a->esize, h->striping_unit,
+                      h->striping_factor, false};
+  d->layout = darray__tp_layout_wanted(d, h);
 }
 
 int darray__tp_agg_rank(int i, int P, int A) {
@@ -30,8 +32,8 @@ int darray__tp_agg_rank(int i, int P, int A) {
 /* The smallest base + k * unit (k >= 0) at or after b, or hi when that
  * lies past hi (base <= hi, unit >= 1): b + unit - 1 may pass INT64_MAX
  * when the array ends near it, so the remainder is taken first. */
-static int64_t round_up_to(int64_t b, int64_t base, int64_t unit,
-                           int64_t hi) {
+int64_t darray__tp_round_up(int64_t b, int64_t base, int64_t unit,
+                            int64_t hi) {
   if (b <= base)
     return base;
   int64_t r = (b - base) % unit;
@@ -53,8 +55,8 @@ int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
   /* lo + span * i / A without forming span * i */
   int64_t b = d->lo + span / d->A * i + span % d->A * i / d->A;
   if (su > 0) /* to the nearest multiple of su; halves round up */
-    b = b % su < su - su / 2 ? b - b % su : round_up_to(b, 0, su, d->hi);
-  b = round_up_to(b, d->disp, d->es, d->hi);
+    b = b % su < su - su / 2 ? b - b % su : darray__tp_round_up(b, 0, su, d->hi);
+  b = darray__tp_round_up(b, d->disp, d->es, d->hi);
   return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
 }
 
@@ -64,6 +66,10 @@ int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
  * be INT64_MAX. */
 void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
                       int64_t *clo, int64_t *chi) {
+  if (d->layout) {
+    darray__tp_layout_chunk(d, C, i, cycle, clo, chi);
+    return;
+  }
   int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
   int64_t len = dhi - dlo;
   if (len <= 0 || cycle > (len - 1) / C) {
@@ -73,6 +79,49 @@ void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
   int64_t at = cycle * C; /* < len */
   *clo = dlo + at;
   *chi = len - at > C ? *clo + C : dhi;
+}
+
+void darray__tp_domain_len(const tp_domains_t *d, int i, int64_t *total,
+                           int64_t *block) {
+  if (d->layout) {
+    darray__tp_layout_len(d, i, total, block);
+    return;
+  }
+  *total = *block = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+}
+
+int64_t darray__tp_domain_cycles(const tp_domains_t *d, int i, int64_t C) {
+  if (d->layout)
+    return darray__tp_layout_cycles(d, i, C);
+  int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+  return len / C + (len % C != 0); /* len + C may overflow */
+}
+
+/* The logical domain holding off: the last i whose boundary is <= off
+ * (boundaries never decrease). */
+static int logical_domain(const tp_domains_t *d, int64_t off) {
+  int lo = 0, hi = d->A - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (darray__tp_boundary(d, mid) <= off)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+void darray__tp_locate(const tp_domains_t *d, int64_t C, int64_t off,
+                       int *agg, int64_t *cycle, int64_t *chi) {
+  if (d->layout) {
+    darray__tp_layout_locate(d, C, off, agg, cycle, chi);
+    return;
+  }
+  int i = logical_domain(d, off);
+  int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
+  *agg = i;
+  *cycle = (off - dlo) / C;
+  *chi = dhi - dlo - *cycle * C > C ? dlo + (*cycle + 1) * C : dhi;
 }
 
 void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,
@@ -89,19 +138,21 @@ void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,
   }
   if (s->C < es)
     s->C = es;
-  s->dmax = 0; /* the largest domain: no chunk needs more */
+  s->dmax = 0; /* the largest domain */
+  int64_t bmax = 0; /* the longest block: no chunk needs more */
   for (int i = 0; i < d->A; i++) {
-    int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+    int64_t len, blk;
+    darray__tp_domain_len(d, i, &len, &blk);
     s->dmax = len > s->dmax ? len : s->dmax;
+    bmax = blk > bmax ? blk : bmax;
   }
-  if (s->dmax > 0 && s->C > s->dmax)
-    s->C = s->dmax; /* a multiple of es: domains start on element bounds */
+  if (bmax > 0 && s->C > bmax) /* whole elements: blocks start on element */
+    s->C = (bmax + es - 1) / es * es; /* bounds, and end on them or at hi */
   if (s->M > s->C)
     s->M = s->C;
   s->ntimes = 0;
-  for (int i = 0; i < d->A; i++) { /* ceil(len / C): len + C may overflow */
-    int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
-    int64_t n = len / s->C + (len % s->C != 0);
+  for (int i = 0; i < d->A; i++) {
+    int64_t n = darray__tp_domain_cycles(d, i, s->C);
     s->ntimes = n > s->ntimes ? n : s->ntimes;
   }
   /* a message is M bytes or less, and MPI counts them in an int; then

@@ -29,13 +29,11 @@ typedef struct tally {
   int64_t C, M;
   int P, r;
   bool write;
-  int64_t *bound; /* A + 1 domain boundaries */
   int64_t *sent, *msgs, *meta; /* per process */
   int64_t *pieces;             /* per aggregator */
   int64_t *entries; /* per aggregator: vector entries (a piece that
                        touches its stream's previous one extends it) */
   int64_t end;      /* the open stream's last byte + 1 */
-  int dom;                     /* the domain of the last piece */
   int64_t key_dom, key_cycle, n; /* the open stream and its bytes */
   int64_t meta_dom, meta_end;  /* ROMIO's last piece */
 } tally_t;
@@ -77,50 +75,25 @@ static void visit_run(void *p, const layout_run_t *run) {
   tally_t *t = p;
   int64_t off = run->foff, end = run->foff + run->len;
   while (off < end) {
-    while (t->dom < t->d->A - 1 && off >= t->bound[t->dom + 1])
-      t->dom++;
-    int64_t dlo = t->bound[t->dom], dhi = t->bound[t->dom + 1];
-    int64_t c = (off - dlo) / t->C;
-    int64_t chi = dhi - dlo - c * t->C > t->C ? dlo + (c + 1) * t->C : dhi;
+    int agg;
+    int64_t c, chi;
+    darray__tp_locate(t->d, t->C, off, &agg, &c, &chi);
     int64_t hi = end < chi ? end : chi;
-    piece(t, t->dom, c, off, hi);
+    piece(t, agg, c, off, hi);
     off = hi;
   }
 }
 
-/* The servers of [lo, hi) on a file of S servers with stripes of su bytes:
- * counts each one touched into cnt; returns how many. */
-static int touch(int64_t lo, int64_t hi, int64_t su, int S, int *cnt) {
-  int64_t k0 = lo / su, k1 = (hi - 1) / su;
-  int64_t n = k1 - k0 + 1 < S ? k1 - k0 + 1 : S;
-  for (int64_t k = k0; k < k0 + n; k++)
-    cnt[k % S]++;
-  return (int)n;
-}
-
 /* Servers per aggregator and aggregators per server, cycle by cycle. */
 static int contention(const tp_domains_t *d, int64_t C, int64_t ntimes,
-                      const darray_hints_t *h, darray_plan_row_t *row) {
-  int64_t su = h->striping_unit, S = h->striping_factor;
-  if (su <= 0 || S <= 0)
+                      darray_plan_row_t *row) {
+  if (d->su <= 0 || d->S <= 0)
     return DARRAY_SUCCESS;
-  int *cnt = malloc(sizeof *cnt * (size_t)S);
+  int *cnt = malloc(sizeof *cnt * (size_t)d->S);
   if (cnt == NULL)
     return DARRAY_ENOMEM;
-  for (int64_t c = 0; c < ntimes; c++) {
-    for (int64_t s = 0; s < S; s++)
-      cnt[s] = 0;
-    for (int i = 0; i < d->A; i++) {
-      int64_t clo, chi;
-      darray__tp_chunk(d, C, i, c, &clo, &chi);
-      int n = clo < chi ? touch(clo, chi, su, (int)S, cnt) : 0;
-      row->servers_per_agg_max =
-          n > row->servers_per_agg_max ? n : row->servers_per_agg_max;
-    }
-    for (int64_t s = 0; s < S; s++)
-      row->aggs_per_server_max = cnt[s] > row->aggs_per_server_max
-                                     ? cnt[s] : row->aggs_per_server_max;
-  }
+  row->aggs_per_server_max =
+      darray__tp_contention(d, C, ntimes, cnt, &row->servers_per_agg_max);
   free(cnt);
   return DARRAY_SUCCESS;
 }
@@ -133,19 +106,25 @@ static void sum_max(const int64_t *v, int n, int64_t *sum, int64_t *max) {
   }
 }
 
-/* Each aggregator's file calls and bytes: a whole-array access is dense,
- * so every chunk of a domain holds data and moves with one call (image
- * mode), or with one vector call per DARRAY_IOV_MAX entries (vector mode,
- * chosen where pieces are long: then a chunk has fewer entries than that,
- * and the count, at least one call per chunk, is exact). */
+/* Each aggregator's file calls and bytes, chunk by chunk: a whole-array
+ * access is dense, so every chunk that is not empty holds data and moves
+ * with one call (image mode), or with one vector call per DARRAY_IOV_MAX
+ * entries (vector mode, chosen where pieces are long: then a chunk has
+ * fewer entries than that, and the count, one call per chunk at least, is
+ * exact). */
 static void aggregators(const tally_t *t, const tp_sizes_t *s,
                         darray_plan_row_t *row) {
   row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
   row->agg_pieces_max = 0;
   row->aggregators = t->d->A;
   for (int i = 0; i < t->d->A; i++) {
-    int64_t len = t->bound[i + 1] - t->bound[i];
-    int64_t calls = len / s->C + (len % s->C != 0);
+    int64_t calls = 0, bytes = 0;
+    for (int64_t c = 0; c < s->ntimes; c++) {
+      int64_t clo, chi;
+      darray__tp_chunk(t->d, s->C, i, c, &clo, &chi);
+      calls += clo < chi;
+      bytes += chi - clo;
+    }
     int64_t vec = t->entries[i] / DARRAY_IOV_MAX +
                   (t->entries[i] % DARRAY_IOV_MAX != 0);
     if (!s->image && vec > calls)
@@ -153,8 +132,8 @@ static void aggregators(const tally_t *t, const tp_sizes_t *s,
     row->file_calls_sum += calls;
     row->file_calls_max = calls > row->file_calls_max ? calls
                                                       : row->file_calls_max;
-    row->file_bytes_max = len > row->file_bytes_max ? len
-                                                    : row->file_bytes_max;
+    row->file_bytes_max = bytes > row->file_bytes_max ? bytes
+                                                      : row->file_bytes_max;
     row->agg_pieces_max = t->pieces[i] > row->agg_pieces_max
                               ? t->pieces[i] : row->agg_pieces_max;
   }
@@ -162,7 +141,6 @@ static void aggregators(const tally_t *t, const tp_sizes_t *s,
 
 static int walk_all(tally_t *t, const xfer_t *x, const access_t *acc) {
   for (t->r = 0; t->r < t->P; t->r++) {
-    t->dom = 0;
     t->key_dom = t->meta_dom = -1;
     t->n = 0;
     if (acc->rank[t->r].bytes > 0 &&
@@ -183,16 +161,13 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
   darray__tp_size(&d, h, x->write, acc, &s);
   size_t P = (size_t)acc->P, A = (size_t)d.A;
   tally_t t = {.d = &d, .C = s.C, .M = s.M, .P = acc->P, .write = x->write};
-  t.bound = malloc(sizeof *t.bound * (A + 1));
   t.sent = calloc(3 * P, sizeof *t.sent);
   t.pieces = calloc(2 * A, sizeof *t.pieces);
-  int rc = t.bound && t.sent && t.pieces ? DARRAY_SUCCESS : DARRAY_ENOMEM;
+  int rc = t.sent && t.pieces ? DARRAY_SUCCESS : DARRAY_ENOMEM;
   t.entries = t.pieces + A;
   if (rc == DARRAY_SUCCESS) {
     t.msgs = t.sent + P;
     t.meta = t.sent + 2 * P;
-    for (int i = 0; i <= d.A; i++)
-      t.bound[i] = darray__tp_boundary(&d, i);
     rc = walk_all(&t, x, acc);
   }
   if (rc == DARRAY_SUCCESS) {
@@ -202,9 +177,8 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
     aggregators(&t, &s, row);
     row->cycles = s.ntimes;
     row->temp_bytes_max = s.need;
-    rc = contention(&d, s.C, s.ntimes, h, row);
+    rc = contention(&d, s.C, s.ntimes, row);
   }
-  free(t.bound);
   free(t.sent);
   free(t.pieces);
   return rc;

@@ -238,7 +238,9 @@ static void tp_finish(xfer_t *x) {
  * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
  * sent and when received) and a synchronization cost per cycle
  * (darray_cb_cycle_ns, measured when the file opens): the largest domain
- * at B, plus ntimes cycles of one file call and one synchronization each,
+ * at B (on a striped file, at least ntimes chunks times the aggregators
+ * that meet on one server in a cycle: a server is B, tp_layout.c), plus
+ * ntimes cycles of one file call and one synchronization each,
  * plus the exchange of every process's data that lives in other domains
  * (the slowest process's bytes, (P - 1) / P of them, both ways). Domains
  * and ntimes are the strategy's own (darray__tp_size), so the estimate
@@ -263,7 +265,17 @@ static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
   int64_t most = 0;
   for (int r = 0; r < acc->P; r++)
     most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
-  e->ns = (double)s.dmax * bw +
+  /* on a striped file, a server serves the aggregators that meet on it
+   * one after another: a cycle's file time is theirs together */
+  double file = (double)s.dmax * bw;
+  double served = d.su > 0 && d.S > 0 ? (double)s.ntimes *
+                                             darray__tp_meet(&d, s.C) *
+                                             (double)s.C * bw
+                                       : 0;
+  double servers = darray__servers_ns(
+      x, (double)d.A * (double)s.ntimes * lat + (double)(d.hi - d.lo) * bw);
+  file = served > file ? served : file;
+  e->ns = (servers > file ? servers : file) +
           (double)s.ntimes * (lat + (double)h->cb_cycle_ns) +
           2.0 * (double)most * (acc->P - 1) / acc->P * xw;
   return DARRAY_SUCCESS;

@@ -29,6 +29,8 @@ typedef struct tp_domains {
   int64_t disp, es; /* elements start at disp + k * es */
   int64_t su;       /* striping_unit: boundaries near its multiples (0:
                        none) */
+  int64_t S;        /* striping_factor: the file's servers (0: unknown) */
+  bool layout;      /* domains by server (tp_layout.c), not by offset */
 } tp_domains_t;
 
 /* Why the buffers of a call cannot be had (tp_sizes_t.refuse). */
@@ -67,12 +69,66 @@ DARRAY_HIDDEN void darray__tp_domains(const access_t *acc,
                                       const darray_hints_t *h,
                                       const darray_desc_t *a,
                                       tp_domains_t *d);
-/* Start of domain i (lo for i <= 0, hi for i >= A). */
+/* Logical domains: start of domain i (lo for i <= 0, hi for i >= A). */
 DARRAY_HIDDEN int64_t darray__tp_boundary(const tp_domains_t *d, int i);
 /* Chunk [*clo, *chi) of domain i in a cycle (empty when clo == chi). */
 DARRAY_HIDDEN void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i,
                                     int64_t cycle, int64_t *clo,
                                     int64_t *chi);
+/* The smallest base + k * unit (k >= 0) at or after b, or hi when that
+ * lies past hi (base <= hi, unit >= 1). */
+DARRAY_HIDDEN int64_t darray__tp_round_up(int64_t b, int64_t base,
+                                          int64_t unit, int64_t hi);
+/* Domain i's bytes (*total) and its longest contiguous block (*block),
+ * or upper bounds of them (layout domains). */
+DARRAY_HIDDEN void darray__tp_domain_len(const tp_domains_t *d, int i,
+                                         int64_t *total, int64_t *block);
+/* Cycles domain i needs with chunks of C bytes. */
+DARRAY_HIDDEN int64_t darray__tp_domain_cycles(const tp_domains_t *d, int i,
+                                               int64_t C);
+/* The chunk that holds byte off (lo <= off < hi): its aggregator, cycle
+ * and end. */
+DARRAY_HIDDEN void darray__tp_locate(const tp_domains_t *d, int64_t C,
+                                     int64_t off, int *agg, int64_t *cycle,
+                                     int64_t *chi);
+/* ---- layout domains (tp_layout.c) ---- */
+/* Whether the hints ask for layout domains on this access (striping_unit
+ * and striping_factor known; darray_cb_domains layout, or automatic and
+ * fewer aggregators would meet on a server per cycle than with logical
+ * domains). */
+DARRAY_HIDDEN bool darray__tp_layout_wanted(const tp_domains_t *d,
+                                            const darray_hints_t *h);
+DARRAY_HIDDEN void darray__tp_layout_len(const tp_domains_t *d, int i,
+                                         int64_t *total, int64_t *block);
+DARRAY_HIDDEN int64_t darray__tp_layout_cycles(const tp_domains_t *d, int i,
+                                               int64_t C);
+DARRAY_HIDDEN void darray__tp_layout_chunk(const tp_domains_t *d, int64_t C,
+                                           int i, int64_t cycle,
+                                           int64_t *clo, int64_t *chi);
+DARRAY_HIDDEN void darray__tp_layout_locate(const tp_domains_t *d, int64_t C,
+                                            int64_t off, int *agg,
+                                            int64_t *cycle, int64_t *chi);
+/* The servers aggregator i's domain uses: [*s0, *s1) (A <= S), or the one
+ * server *s0 it shares with others (*s1 = *s0 + 1). */
+DARRAY_HIDDEN void darray__tp_layout_servers(const tp_domains_t *d, int i,
+                                             int64_t *s0, int64_t *s1);
+/* Aggregators whose chunks touch one server in one cycle, most, over the
+ * first `cycles` cycles (contention; 0 when the file is not striped), and
+ * the most servers one aggregator's chunk touches in a cycle (*servers);
+ * cnt: room for S counts. */
+DARRAY_HIDDEN int darray__tp_contention(const tp_domains_t *d, int64_t C,
+                                        int64_t cycles, int *cnt,
+                                        int *servers);
+
+/* Aggregators whose chunks of C bytes meet on one server in a cycle, most
+ * (sampled over the first cycles, without allocating: the same on every
+ * process); 1 when the striping is unknown. */
+DARRAY_HIDDEN int darray__tp_meet(const tp_domains_t *d, int64_t C);
+/* The domains in words for darray_explain: logical or layout, the servers
+ * and their meeting, and the first aggregators' servers. */
+DARRAY_HIDDEN void darray__tp_domains_text(const tp_domains_t *d, int64_t C,
+                                           char *buf, size_t n);
+
 /* Rank of aggregator i of A among P processes. */
 DARRAY_HIDDEN int darray__tp_agg_rank(int i, int P, int A);
 /* C, M, ntimes, dmax and need for `parts` buffers of C bytes out of

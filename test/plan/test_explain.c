@@ -456,6 +456,48 @@ static void verbose_lines(const char *path) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* The two-phase domains line: layout-aware domains name the servers of
+ * every aggregator (P <= 4 aggregators on 4 servers: each its own, so one
+ * per server per cycle); logical ones say how many meet; without the
+ * striping there is nothing to weigh. */
+static void domains_line(const char *path) {
+  if (tu_nprocs() == 1) {
+    tu_skip_part("domains line", "one process interleaves with nobody");
+    return;
+  }
+  static const struct {
+    const char *hints, *says;
+  } k[] = {
+      {"striping_unit=64;striping_factor=4;darray_cb_domains=layout",
+       "two-phase file domains (darray_cb_domains): layout, 4 servers of "
+       "64-byte stripes, at most 1 aggregator per server per cycle: "
+       "aggregator 0: server"},
+      {"striping_unit=64;striping_factor=4;darray_cb_domains=logical",
+       "two-phase file domains (darray_cb_domains): logical, 4 servers of "
+       "64-byte stripes, at most "},
+      {"", "two-phase file domains (darray_cb_domains): logical (striping "
+           "unknown"},
+  };
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    MPI_Info info = tu_info(k[i].hints);
+    darray_file_t f;
+    TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f));
+    MPI_Info_free(&info);
+    darray_t a = make(CYCLIC, DARRAY_ORDER_C, 12);
+    char *text = tu_explain(f, a, 1);
+    TU_CONTAINS(text, k[i].says);
+    if (i == 0) { /* the last aggregator on the last server */
+      char last[64];
+      snprintf(last, sizeof last, "aggregator %d: server", tu_nprocs() - 1);
+      TU_CONTAINS(text, last);
+      TU_CONTAINS(text, tu_nprocs() < 4 ? "servers 2-3" : "server 3");
+    }
+    free(text);
+    darray_free(&a);
+    darray_file_close(&f);
+  }
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   char path[512];
@@ -473,6 +515,7 @@ int main(int argc, char **argv) {
   sieve_estimate_matches(path);
   decision_per_file(path);
   decision_per_array(path);
+  domains_line(path);
   { /* what writes do about other writers, per darray_concurrent_writers
      * and back end (both lock here) */
     static const struct {

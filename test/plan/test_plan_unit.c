@@ -15,7 +15,9 @@
  *       exchange; C = (cb - M) / parts in whole elements (M = cb / 4), no
  *       larger than the largest domain, parts = staging (times the overlap
  *       depth of section reads) + an image for short pieces + a second
- *       slot for pipelined writes;
+ *       slot for pipelined writes; on a striped file at least the cycles
+ *       times the aggregators that meet on a server, logical and
+ *       layout-aware domains (worked out at striped_estimates);
  *     - sieving, extents apart: per process ceil(extent / W) windows of W =
  *       the buffer hint in whole elements, where that beats a call per run;
  *     - sieving, interleaved reads: the windows its join rule finds;
@@ -188,6 +190,48 @@ static void tp_case(const char *set, bool write, int depth, int64_t disp,
   TU_OK(named("twophase")->estimate(&c.x, &acc, &e));
   TU_CHECK(e.why[0] != '\0');
   darray_free(&a);
+}
+
+/* On a striped file the estimate charges a cycle the aggregators that meet
+ * on one server. Four processes read 24 MiB of 24-byte elements in 1 KiB
+ * pieces (vector mode, M = 1 MiB, C = 3 MiB: 2 cycles of 6 MiB domains)
+ * from 4 servers of 1 MiB stripes:
+ *  - logical domains start on stripes 0, 6, 12, 18 (servers 0, 2, 0, 2):
+ *    every cycle all 4 aggregators' 3-stripe chunks meet on two servers,
+ *    so the file time is 2 cycles x 4 x 3 MiB x 0.2 ns = 5033164.8 ns
+ *    (not 6 MiB x 0.2); + 2 x (500 + 10000) + 2 x 6 MiB x 3/4 x 0.1 =
+ *    5997883.2 ns;
+ *  - layout domains: aggregator i the stripes of server i, one block of
+ *    1 MiB (+ an element: blocks end on element boundaries) per cycle,
+ *    C = 1048608, 6 cycles, one aggregator per server: 6 x 1048608 x 0.2
+ *    = 1258329.6 ns, less than the four servers need for all of the
+ *    call's calls and bytes, (4 x 6 x 500 + 24 MiB x 0.2) / 4 = 1261291.2;
+ *    + 6 x 10500 + 943718.4 = 2268009.6 ns;
+ *  - automatic takes layout (the logical meeting, 4, passes 1). */
+static void striped_estimates(void) {
+  const int64_t MB = INT64_C(1) << 20, total = 24 * MB;
+  const char *set[] = {"striping_unit=1m;striping_factor=4;"
+                       "darray_cb_domains=logical",
+                       "striping_unit=1m;striping_factor=4;"
+                       "darray_cb_domains=layout",
+                       "striping_unit=1m;striping_factor=4"};
+  const double hand[] = {5997883.2, 2268009.6, 2268009.6};
+  for (int k = 0; k < 3; k++) {
+    hints(set[k]);
+    darray_t a = array(total / 24, 0, 24, 0);
+    access_rank_t r[4];
+    for (int i = 0; i < 4; i++)
+      r[i] = (access_rank_t){0, total, total / 4 / 1024, total / 4, 1024,
+                             1024, 1, false};
+    access_t acc = summary(r, 4, true, 1);
+    call_t c;
+    call_init(&c, a, 4, false, NULL, 0);
+    estimate_t e = {0, ""};
+    TU_OK(named("twophase")->estimate(&c.x, &acc, &e));
+    if (!TU_EQ_STR(e.why, "") || !near(e.ns, hand[k]))
+      TU_FAIL("  two-phase on a striped file, hints '%s'", set[k]);
+    darray_free(&a);
+  }
 }
 
 static void twophase_estimates(void) {
@@ -645,6 +689,7 @@ static void totals(void) {
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   twophase_estimates();
+  striped_estimates();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();

@@ -8,7 +8,8 @@
  *      fastest or the slowest dimension, 2-D CYCLIC x BLOCK with an
  *      uneven last block, MULTIPARTITION at square process counts), for
  *      writes and reads, with each strategy forced and with small buffers
- *      (many cycles, pipelined writes, sieve windows), the numbers darray_plan_virtual
+ *      (many cycles, pipelined writes, sieve windows, layout-aware
+ *      domains on 3 servers), the numbers darray_plan_virtual
  *      computes for a virtual array of P processes equal the counters of
  *      the real call at P processes, summed and maximized over the
  *      processes by darray_file_stats_summary: bytes moved to or from the
@@ -177,7 +178,9 @@ static void matrix(void) {
   const char *extras[] = {"", "cb_buffer_size=4096",
                           "cb_buffer_size=2048;darray_cb_pipeline=enable",
                           "cb_nodes=1;cb_buffer_size=8192",
-                          "ind_wr_buffer_size=64;ind_rd_buffer_size=64"};
+                          "ind_wr_buffer_size=64;ind_rd_buffer_size=64",
+                          "striping_unit=96;striping_factor=3;"
+                          "darray_cb_domains=layout;cb_buffer_size=512"};
   const char *strategies[] = {NULL, "direct", "twophase", "sieve"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)

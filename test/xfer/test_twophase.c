@@ -11,7 +11,8 @@
  * chunk).
  *
  * Sweeps cb_buffer_size (tiny, forcing many cycles, and large), cb_nodes
- * 1..P+1, striping_unit alignment, grids that interleave every row, both
+ * 1..P+1, striping_unit alignment, layout-aware domains (each aggregator
+ * the stripes of its own servers), grids that interleave every row, both
  * ways an aggregator moves a chunk (image or vector of pieces), and writes
  * with and without the pipeline (two staging slots, aggregators taking
  * turns).
@@ -57,6 +58,8 @@ static int64_t expected_exchange(int64_t n, const int ps[3], const char *hints,
   int64_t cbn = hint_num(hints, "cb_nodes="), su = hint_num(hints,
                                                           "striping_unit=");
   int A = cbn > 0 && cbn < P ? (int)cbn : P;
+  int64_t S = hint_num(hints, "striping_factor=");
+  bool layout = strstr(hints, "darray_cb_domains=layout") != NULL;
   int64_t span = n * n * n * 4, bnd[65], sent = 0;
   for (int i = 0; i <= A; i++) {
     int64_t b = span * i / A;
@@ -77,6 +80,11 @@ static int64_t expected_exchange(int64_t n, const int ps[3], const char *hints,
     }
     while (dom + 1 < A && e * 4 >= bnd[dom + 1])
       dom++;
+    if (layout) { /* A <= S: the aggregator whose servers hold the stripe */
+      int64_t srv = e * 4 / su % S;
+      for (dom = 0; !(srv >= dom * S / A && srv < (dom + 1) * S / A);)
+        dom++;
+    }
     int agg = (int)((int64_t)dom * P / A);
     sent += write ? (owner == me && agg != me) : (agg == me && owner != me);
   }
@@ -222,6 +230,13 @@ int main(int argc, char **argv) {
       {20, {1, 0, 1}, 0, "darray_strategy=twophase;cb_nodes=2;"
                          "striping_unit=1024;cb_buffer_size=512"},
       {20, {1, 1, 0}, 0, "darray_strategy=twophase;cb_nodes=9"},
+      /* layout-aware domains (stripes of 512 bytes on 4 and 5 servers:
+       * each aggregator the stripes of its own servers) */
+      {20, {1, 1, 0}, 0, "darray_strategy=twophase;striping_unit=512;"
+                         "striping_factor=4;darray_cb_domains=layout;"
+                         "cb_buffer_size=700"},
+      {17, {0, 0, 0}, 0, "darray_strategy=twophase;striping_unit=512;"
+                         "striping_factor=5;darray_cb_domains=layout"},
       {32, {1, 1, 0}, 0, "darray_strategy=twophase;cb_buffer_size=8192"},
       {20, {1, 1, 0}, 0, "darray_strategy=auto"},
       {20, {0, 0, 0}, 1, "darray_strategy=direct"},

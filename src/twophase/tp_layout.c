@@ -1,0 +1,318 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * tp_layout.c - layout-aware file domains (LACIO: Chen, Sun, Thakur, Roth
+ * and Gropp): on a file striped over S servers in stripes of su bytes
+ * (stripe k on server k mod S), domains split evenly by offset put every
+ * aggregator, in the same cycle, at the same place of its domain, so that
+ * all of them meet on a few servers while the others idle. Layout domains
+ * give each aggregator the stripes of its own servers instead:
+ *
+ *  - A <= S: aggregator i serves servers [i S / A, (i + 1) S / A); in each
+ *    round of S stripes its stripes are one contiguous block of the file;
+ *  - A > S: the A / S (or one more) aggregators of a server share its
+ *    stripes, each a contiguous run of them in file order, one block per
+ *    stripe.
+ *
+ * An aggregator moves its blocks in file order (the server's physical
+ * order), each in chunks of at most C bytes; cycle c is chunk c % n of
+ * block c / n, n = the chunks of the aggregator's longest block, so every
+ * cycle of an aggregator stays on its own servers. Block boundaries are
+ * stripe boundaries moved up to element boundaries (an element is never
+ * split between chunks), clipped to the access's extent [lo, hi).
+ *
+ * Everything is numbers, the same on every process (no exchange): the
+ * strategy's preparation, its estimate and darray_plan_virtual's tally
+ * size the same chunks.
+ */
+#include "twophase.h"
+
+#include <stdio.h>
+
+/* Stripe index of the first and the last byte of [lo, hi). */
+static int64_t first_stripe(const tp_domains_t *d) { return d->lo / d->su; }
+static int64_t last_stripe(const tp_domains_t *d) {
+  return (d->hi - 1) / d->su;
+}
+
+/* Where stripe k's block begins: k su moved up to an element boundary,
+ * clipped to [lo, hi]. */
+static int64_t stripe_start(const tp_domains_t *d, int64_t k) {
+  if (k <= first_stripe(d))
+    return d->lo;
+  if (k > last_stripe(d))
+    return d->hi;
+  int64_t b = darray__tp_round_up(k * d->su, d->disp, d->es, d->hi);
+  return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
+}
+
+/* Aggregator i's blocks: block b covers stripes [first + b step,
+ * first + b step + width); nb blocks. */
+typedef struct share {
+  int64_t first, step, width, nb;
+} share_t;
+
+/* n * j / g without forming n * j (n may be near 2^63 stripes). */
+static int64_t part(int64_t n, int64_t j, int64_t g) {
+  return n / g * j + n % g * j / g;
+}
+
+/* The aggregators of server s (A > S): [*g0, *g1). */
+static void server_group(const tp_domains_t *d, int64_t s, int64_t *g0,
+                         int64_t *g1) {
+  int64_t A = d->A, S = d->S;
+  *g0 = (s * A + S - 1) / S;
+  *g1 = ((s + 1) * A + S - 1) / S;
+}
+
+/* Server s's stripes in [first_stripe, last_stripe]: s + S m for m in
+ * [*m0, *m0 + *n). */
+static void server_stripes(const tp_domains_t *d, int64_t s, int64_t *m0,
+                           int64_t *n) {
+  int64_t k0 = first_stripe(d), k1 = last_stripe(d), S = d->S;
+  *m0 = k0 <= s ? 0 : (k0 - s + S - 1) / S;
+  int64_t m1 = k1 < s ? -1 : (k1 - s) / S;
+  *n = m1 >= *m0 ? m1 - *m0 + 1 : 0;
+}
+
+void darray__tp_layout_servers(const tp_domains_t *d, int i, int64_t *s0,
+                               int64_t *s1) {
+  int64_t A = d->A, S = d->S;
+  if (A <= S) {
+    *s0 = (int64_t)i * S / A;
+    *s1 = ((int64_t)i + 1) * S / A;
+  } else {
+    *s0 = (int64_t)i * S / A;
+    *s1 = *s0 + 1;
+  }
+}
+
+static void share_of(const tp_domains_t *d, int i, share_t *sh) {
+  int64_t s0, s1, S = d->S;
+  darray__tp_layout_servers(d, i, &s0, &s1);
+  if (d->A <= S) {
+    int64_t r0 = first_stripe(d) / S, r1 = last_stripe(d) / S;
+    *sh = (share_t){r0 * S + s0, S, s1 - s0, r1 - r0 + 1};
+    return;
+  }
+  int64_t g0, g1, m0, n;
+  server_group(d, s0, &g0, &g1);
+  server_stripes(d, s0, &m0, &n);
+  int64_t j = i - g0, g = g1 - g0;
+  int64_t jlo = part(n, j, g), jhi = part(n, j + 1, g);
+  *sh = (share_t){s0 + S * (m0 + jlo), S, 1, jhi - jlo};
+}
+
+/* Block b of a share: [*blo, *bhi). */
+static void block(const tp_domains_t *d, const share_t *sh, int64_t b,
+                  int64_t *blo, int64_t *bhi) {
+  int64_t k = sh->first + b * sh->step;
+  *blo = stripe_start(d, k);
+  *bhi = stripe_start(d, k + sh->width);
+}
+
+/* The longest block a share can have: its stripes plus an element (the
+ * rounding moves both ends), at most the extent. */
+static int64_t block_max(const tp_domains_t *d, const share_t *sh) {
+  int64_t len;
+  if (!darray__mul_ok(sh->width, d->su, &len) ||
+      !darray__add_ok(len, d->es, &len) || len > d->hi - d->lo)
+    len = d->hi - d->lo;
+  return len;
+}
+
+void darray__tp_layout_len(const tp_domains_t *d, int i, int64_t *total,
+                           int64_t *blk) {
+  share_t sh;
+  share_of(d, i, &sh);
+  *blk = sh.nb > 0 ? block_max(d, &sh) : 0;
+  if (!darray__mul_ok(sh.nb, *blk, total) || *total > d->hi - d->lo)
+    *total = d->hi - d->lo;
+}
+
+/* Chunks per block of a share. */
+static int64_t per_block(const tp_domains_t *d, const share_t *sh,
+                         int64_t C) {
+  int64_t m = block_max(d, sh);
+  return m / C + (m % C != 0);
+}
+
+int64_t darray__tp_layout_cycles(const tp_domains_t *d, int i, int64_t C) {
+  share_t sh;
+  share_of(d, i, &sh);
+  int64_t n = sh.nb > 0 ? per_block(d, &sh, C) : 0, c;
+  return darray__mul_ok(sh.nb, n, &c) ? c : INT64_MAX;
+}
+
+void darray__tp_layout_chunk(const tp_domains_t *d, int64_t C, int i,
+                             int64_t cycle, int64_t *clo, int64_t *chi) {
+  share_t sh;
+  share_of(d, i, &sh);
+  int64_t n = sh.nb > 0 ? per_block(d, &sh, C) : 1;
+  int64_t b = cycle / n, j = cycle % n, blo, bhi;
+  if (b >= sh.nb) {
+    *clo = *chi = d->hi;
+    return;
+  }
+  block(d, &sh, b, &blo, &bhi);
+  if (bhi - blo <= j * C) { /* past the block's end: an empty chunk */
+    *clo = *chi = bhi;
+    return;
+  }
+  *clo = blo + j * C;
+  *chi = bhi - *clo > C ? *clo + C : bhi;
+}
+
+/* The stripe whose block holds off. */
+static int64_t stripe_of(const tp_domains_t *d, int64_t off) {
+  int64_t k = off / d->su;
+  while (k > first_stripe(d) && stripe_start(d, k) > off)
+    k--;
+  while (k < last_stripe(d) && stripe_start(d, k + 1) <= off)
+    k++;
+  return k;
+}
+
+void darray__tp_layout_locate(const tp_domains_t *d, int64_t C, int64_t off,
+                              int *agg, int64_t *cycle, int64_t *chi) {
+  int64_t k = stripe_of(d, off), S = d->S, A = d->A, s = k % S, i;
+  if (A <= S) {
+    i = ((s + 1) * A + S - 1) / S - 1; /* the last i with i S / A <= s */
+  } else {
+    int64_t g0, g1, m0, n;
+    server_group(d, s, &g0, &g1);
+    server_stripes(d, s, &m0, &n);
+    int64_t p = (k - s) / S - m0, g = g1 - g0;
+    int64_t j = ((p + 1) * g + n - 1) / n - 1; /* part(n, j, g) <= p */
+    while (j > 0 && part(n, j, g) > p)
+      j--;
+    while (j + 1 < g && part(n, j + 1, g) <= p)
+      j++;
+    i = g0 + j;
+  }
+  share_t sh;
+  share_of(d, (int)i, &sh);
+  int64_t b = (k - sh.first) / sh.step, blo, bhi;
+  block(d, &sh, b, &blo, &bhi);
+  int64_t j = (off - blo) / C;
+  *agg = (int)i;
+  *cycle = b * per_block(d, &sh, C) + j;
+  *chi = bhi - blo - j * C > C ? blo + (j + 1) * C : bhi;
+}
+
+/* Count the servers [lo, hi) touches into cnt; returns how many. A chunk
+ * that spills less than an element into a stripe (blocks end on element
+ * boundaries, stripes need not) is not counted there. */
+static int touch(const tp_domains_t *d, int64_t lo, int64_t hi, int *cnt) {
+  int64_t k0 = lo / d->su, k1 = (hi - 1) / d->su;
+  if (k1 > k0 && d->su - lo % d->su < d->es)
+    k0++;
+  if (k1 > k0 && hi - k1 * d->su < d->es)
+    k1--;
+  int64_t n = k1 - k0 + 1 < d->S ? k1 - k0 + 1 : d->S;
+  for (int64_t k = k0; k < k0 + n; k++)
+    cnt[k % d->S]++;
+  return (int)n;
+}
+
+int darray__tp_contention(const tp_domains_t *d, int64_t C, int64_t cycles,
+                          int *cnt, int *servers) {
+  int most = 0;
+  *servers = 0;
+  if (d->su <= 0 || d->S <= 0)
+    return 0;
+  for (int64_t c = 0; c < cycles; c++) {
+    for (int64_t s = 0; s < d->S; s++)
+      cnt[s] = 0;
+    for (int i = 0; i < d->A; i++) {
+      int64_t clo, chi;
+      darray__tp_chunk(d, C, i, c, &clo, &chi);
+      int n = clo < chi ? touch(d, clo, chi, cnt) : 0;
+      *servers = n > *servers ? n : *servers;
+    }
+    for (int64_t s = 0; s < d->S; s++)
+      most = cnt[s] > most ? cnt[s] : most;
+  }
+  return most;
+}
+
+/* Cycles sampled by the automatic choice: enough to see where the
+ * aggregators meet, few enough to plan every call; and the most servers it
+ * counts (on its stack: the choice must not depend on an allocation that
+ * could fail on one process only). More servers: layout domains. */
+#define SAMPLE_CYCLES 4
+#define SAMPLE_SERVERS 4096
+
+int darray__tp_meet(const tp_domains_t *d, int64_t C) {
+  if (d->su <= 0 || d->S <= 0 || d->hi <= d->lo)
+    return 1;
+  if (d->S > SAMPLE_SERVERS) /* not counted: what layout domains give */
+    return (int)((d->A + d->S - 1) / d->S);
+  int cnt[SAMPLE_SERVERS], servers;
+  int meet = darray__tp_contention(d, C, SAMPLE_CYCLES, cnt, &servers);
+  return meet > 0 ? meet : 1;
+}
+
+bool darray__tp_layout_wanted(const tp_domains_t *d, const darray_hints_t *h) {
+  if (d->su <= 0 || d->S <= 0 || d->hi <= d->lo ||
+      h->cb_domains == DARRAY_DOMAINS_LOGICAL)
+    return false;
+  if (h->cb_domains == DARRAY_DOMAINS_LAYOUT)
+    return true;
+  if (d->S < 2 || d->A < 2)
+    return false;
+  /* automatic: the logical domains' meeting, sampled with chunks of the
+   * whole collective buffer, against the layout's (one aggregator per
+   * server, or the share of a server's aggregators) */
+  if (d->S > SAMPLE_SERVERS)
+    return true;
+  tp_domains_t logical = *d;
+  logical.layout = false;
+  return darray__tp_meet(&logical, h->cb_buffer_size) >
+         (d->A + d->S - 1) / d->S;
+}
+
+void darray__tp_domains_text(const tp_domains_t *d, int64_t C, char *buf,
+                             size_t n) {
+  size_t at = 0;
+  int k;
+  if (d->su <= 0 || d->S <= 0) {
+    snprintf(buf, n, "logical (striping unknown: striping_unit and "
+             "striping_factor not given)");
+    return;
+  }
+  k = snprintf(buf, n, "%s, %lld servers of %lld-byte stripes, at most %d "
+               "aggregator%s per server per cycle",
+               d->layout ? "layout" : "logical", (long long)d->S,
+               (long long)d->su, darray__tp_meet(d, C),
+               darray__tp_meet(d, C) > 1 ? "s" : "");
+  at = k > 0 ? (size_t)k : 0;
+  for (int i = 0; d->layout && i < d->A && i < 8 && at < n; i++) {
+    int64_t s0, s1;
+    darray__tp_layout_servers(d, i, &s0, &s1);
+    k = s1 - s0 > 1 ? snprintf(buf + at, n - at, "%s aggregator %d: "
+                               "servers %lld-%lld", i ? ";" : ":", i,
+                               (long long)s0, (long long)(s1 - 1))
+                    : snprintf(buf + at, n - at, "%s aggregator %d: "
+                               "server %lld", i ? ";" : ":", i,
+                               (long long)s0);
+    at += k > 0 ? (size_t)k : 0;
+  }
+  if (d->layout && d->A > 8 && at < n)
+    snprintf(buf + at, n - at, "; ...");
+}
+
+int darray__tp_explain(xfer_t *x, char *buf, size_t n) {
+  const access_t *acc;
+  buf[0] = '\0';
+  int rc = darray__xfer_access(x, &acc);
+  if (rc != DARRAY_SUCCESS || !acc->interleaved)
+    return rc;
+  tp_domains_t d;
+  tp_sizes_t s;
+  darray__tp_domains(acc, &x->f->hints, &x->a->d, &d);
+  darray__tp_size(&d, &x->f->hints, x->write, acc, &s);
+  darray__tp_domains_text(&d, s.C, buf, n);
+  return DARRAY_SUCCESS;
+}

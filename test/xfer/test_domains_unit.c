@@ -1,0 +1,160 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * test_domains_unit.c - two-phase's file domains as numbers (one process):
+ * for logical and layout-aware domains over many extents, aggregator
+ * counts, server counts, stripe units (multiples of the element and not),
+ * element sizes, displacements and chunk sizes:
+ *  (a) the chunks of every aggregator and cycle cover [lo, hi) exactly
+ *      once (a byte map), each at most C bytes, starting and ending on
+ *      element boundaries (or at hi), none past the cycle count;
+ *  (b) darray__tp_locate finds, for every byte, the aggregator and cycle
+ *      whose chunk holds it, and that chunk's end;
+ *  (c) layout domains: the stripe each chunk starts in is on one of its
+ *      aggregator's servers; with A <= S and stripes of whole elements no
+ *      two aggregators meet on a server in a cycle (contention 1), with
+ *      A > S at most ceil(A / S) do;
+ *  (d) the automatic choice (darray_cb_domains) takes layout domains where
+ *      logical ones meet on a server: 8 aggregators, 1 MiB domains, 64 KiB
+ *      stripes over 16 servers (every domain starts on server 0), and
+ *      logical domains where no two meet (domains of 5 stripes on 4
+ *      servers);
+ *      logical and layout hints force either.
+ */
+#include "testutil.h"
+#include "twophase/twophase.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dcase {
+  int64_t lo, hi;
+  int A;
+  int64_t disp, es, su, S, C;
+} dcase_t;
+
+static int64_t round_c(int64_t C, int64_t es) { return C / es * es; }
+
+static void check_chunks(const tp_domains_t *d, int64_t C, const char *what) {
+  int64_t n = d->hi - d->lo, ntimes = 0;
+  unsigned char *seen = calloc((size_t)n, 1);
+  for (int i = 0; i < d->A; i++) {
+    int64_t cyc = darray__tp_domain_cycles(d, i, C);
+    ntimes = cyc > ntimes ? cyc : ntimes;
+    for (int64_t c = 0; c < cyc + 2; c++) {
+      int64_t clo, chi;
+      darray__tp_chunk(d, C, i, c, &clo, &chi);
+      if (clo == chi)
+        continue;
+      if (!TU_CHECK(c < cyc && clo >= d->lo && chi <= d->hi &&
+                    chi - clo <= C) ||
+          !TU_CHECK((clo - d->disp) % d->es == 0 &&
+                    (chi == d->hi || (chi - d->disp) % d->es == 0))) {
+        TU_FAIL("%s: aggregator %d cycle %lld: [%lld, %lld)", what, i,
+                (long long)c, (long long)clo, (long long)chi);
+        free(seen);
+        return;
+      }
+      for (int64_t b = clo; b < chi; b++)
+        seen[b - d->lo]++;
+      if (d->layout) { /* (c) on its own servers */
+        int64_t s0, s1, s = (clo / d->su) % d->S;
+        darray__tp_layout_servers(d, i, &s0, &s1);
+        if (!TU_CHECK(s >= s0 && s < s1))
+          TU_FAIL("%s: aggregator %d (servers [%lld, %lld)) on server "
+                  "%lld", what, i, (long long)s0, (long long)s1,
+                  (long long)s);
+      }
+      for (int64_t b = clo; b < chi; b += 1 + (chi - clo) / 7) { /* (b) */
+        int agg;
+        int64_t cy, end;
+        darray__tp_locate(d, C, b, &agg, &cy, &end);
+        if (!TU_CHECK(agg == i && cy == c && end == chi))
+          TU_FAIL("%s: byte %lld: located at %d/%lld/%lld, is %d/%lld/%lld",
+                  what, (long long)b, agg, (long long)cy, (long long)end, i,
+                  (long long)c, (long long)chi);
+      }
+    }
+  }
+  int64_t bad = 0;
+  for (int64_t b = 0; b < n; b++)
+    bad += seen[b] != 1;
+  if (!TU_EQ_I64(bad, 0))
+    TU_FAIL("%s: %lld bytes not covered exactly once", what, (long long)bad);
+  free(seen);
+}
+
+static void one(const dcase_t *k, bool layout) {
+  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su, k->S, layout};
+  char what[200];
+  snprintf(what, sizeof what,
+           "%s [%lld, %lld) A=%d disp=%lld es=%lld su=%lld S=%lld C=%lld",
+           layout ? "layout" : "logical", (long long)k->lo, (long long)k->hi,
+           k->A, (long long)k->disp, (long long)k->es, (long long)k->su,
+           (long long)k->S, (long long)k->C);
+  int64_t C = round_c(k->C, k->es);
+  check_chunks(&d, C, what);
+  if (!layout || k->su % k->es != 0 || k->disp % k->su != 0)
+    return;
+  int cnt[64], servers;
+  int meet = darray__tp_contention(&d, C, darray__tp_layout_cycles(&d, 0, C),
+                                   cnt, &servers);
+  int64_t want = k->A <= k->S ? 1 : (k->A + k->S - 1) / k->S;
+  if (!TU_CHECK(meet <= want))
+    TU_FAIL("%s: %d aggregators meet on a server, want <= %lld", what, meet,
+            (long long)want);
+}
+
+static void matrix(void) {
+  const int64_t es[] = {1, 4, 8, 12};
+  const int64_t su[] = {8, 12, 64, 100};
+  const int64_t S[] = {1, 2, 3, 4, 7};
+  const int A[] = {1, 2, 3, 5, 8, 13};
+  const int64_t C[] = {24, 96, 1000};
+  for (size_t e = 0; e < 4; e++)
+    for (size_t u = 0; u < 4; u++)
+      for (size_t s = 0; s < 5; s++)
+        for (size_t a = 0; a < 6; a++)
+          for (size_t c = 0; c < 3; c++) {
+            int64_t disp = (int64_t)(u * 8);
+            int64_t lo = disp + es[e] * 3, hi = lo + es[e] * (400 + 37 * a);
+            dcase_t k = {lo, hi, A[a], disp, es[e], su[u], S[s], C[c]};
+            if (C[c] < es[e])
+              continue;
+            one(&k, false);
+            one(&k, true);
+          }
+}
+
+static void automatic(void) {
+  darray_hints_t h;
+  darray__hints_default(&h);
+  h.cb_buffer_size = 256 << 10;
+  /* 8 aggregators x 1 MiB domains, 64 KiB stripes on 16 servers: every
+   * domain starts on server 0, so logical cycles all meet there */
+  tp_domains_t d = {0, 8 << 20, 8, 0, 8, 64 << 10, 16, false};
+  TU_CHECK(darray__tp_layout_wanted(&d, &h));
+  h.cb_domains = DARRAY_DOMAINS_LOGICAL;
+  TU_CHECK(!darray__tp_layout_wanted(&d, &h));
+  /* 4 aggregators x 80 KiB domains (5 stripes of 16 KiB, 4 servers):
+   * aggregator i starts on server i, and in cycle c is on (i + c) mod 4:
+   * never two on one server */
+  tp_domains_t e = {0, 320 << 10, 4, 0, 8, 16 << 10, 4, false};
+  h.cb_domains = DARRAY_DOMAINS_AUTO;
+  h.cb_buffer_size = 16 << 10;
+  TU_CHECK(!darray__tp_layout_wanted(&e, &h));
+  h.cb_domains = DARRAY_DOMAINS_LAYOUT;
+  TU_CHECK(darray__tp_layout_wanted(&e, &h));
+  h.striping_factor = 0;
+  tp_domains_t f = {0, 256 << 10, 4, 0, 8, 16 << 10, 0, false};
+  TU_CHECK(!darray__tp_layout_wanted(&f, &h)); /* no servers known */
+}
+
+int main(int argc, char **argv) {
+  tu_init(&argc, &argv);
+  matrix();
+  automatic();
+  return tu_finish();
+}
