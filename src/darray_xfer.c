@@ -100,8 +100,7 @@ static const char *call_name(const xfer_t *x, const region_t *g) {
   return x->entry != NULL ? x->entry : names[x->write][g != NULL];
 }
 
-/*
- * The agreement of a call: on the outcome so far (rc), and that every
+/* The agreement of a call: on the outcome so far (rc), and that every
  * process makes the same call (operation, whole array or section), on the
  * same array description, at the same displacement, with the same
  * strategy (s; NULL for a section call's first agreement, before the
@@ -189,12 +188,13 @@ static int say_plan(xfer_t *x, const region_t *g,
   return rc;
 }
 
-/* The planner's decision, remembered for whole-array calls: the planner
- * walks a sample of runs of up to 8 processes, 10-20 % of a 0.5 MiB read
- * at 4 processes (BTIO class W), and its answer depends only on the
- * committed array, the operation and the file's hints: not on the
- * displacement, which may change between calls (BTIO: one per dump), since
- * every term of the planner is a difference of file offsets. */
+/* The planner's decision, remembered for whole-array calls: it walks a
+ * sample of runs of up to 8 processes (10-20 % of a 0.5 MiB read at 4
+ * processes, BTIO class W), and its answer depends only on the committed
+ * array, the operation and the hints, not on the displacement (BTIO: one
+ * per dump): its terms are differences of file offsets, except on a
+ * striped file, where the first call's displacement decides (on every
+ * process; each call places its domains on the stripes itself). */
 #define DARRAY_PLAN_MEMO 4 /* arrays remembered per file and operation */
 
 /* The file's remembered decision for array a, or NULL. */
