@@ -212,9 +212,10 @@ int darray_free(darray_t *pa) {
    * it): the memory is, and the call says what happened */
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
-  bool mpi = darray__mpi_ready(msg) == DARRAY_SUCCESS;
+  bool virt = a->comm == MPI_COMM_NULL; /* nothing of MPI's to free */
+  bool mpi = virt || darray__mpi_ready(msg) == DARRAY_SUCCESS;
   a->magic = DARRAY_MAGIC_DEAD;
-  if (mpi && a->comm != MPI_COMM_NULL)
+  if (mpi && !virt)
     MPI_Comm_free(&a->comm);
   free(a->sec);
   free(a);

@@ -7,7 +7,8 @@
  * darray_file_open before MPI_Init; darray_write, darray_commit and
  * darray_file_sync after MPI_Finalize; darray_file_close and darray_free
  * then release the handles' memory without MPI (nothing leaks: the test
- * runs under the sanitizers' leak checker) and say so with DARRAY_EMPI.
+ * runs under the sanitizers' leak checker) and say so with DARRAY_EMPI;
+ * a virtual array (no communicator) is freed then without complaint.
  * Between the two, the same calls succeed (so the refusals are about MPI,
  * not the arguments). Run at 1 process; testutil starts MPI itself, so this
  * program checks by hand and reports through its exit status.
@@ -61,7 +62,9 @@ int main(int argc, char **argv) {
   int32_t buf[16];
   for (int i = 0; i < 16; i++)
     buf[i] = i;
-  darray_t b = NULL;
+  darray_t b = NULL, v = NULL;
+  expect("create_virtual", darray_create_virtual(64, 1, &n, DARRAY_INT32, &v),
+         DARRAY_SUCCESS, darray_errmsg(NULL), NULL);
   expect("create", darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_INT32, &a),
          DARRAY_SUCCESS, darray_errmsg(NULL), NULL);
   expect("create", darray_create(MPI_COMM_WORLD, 1, &n, DARRAY_INT32, &b),
@@ -94,6 +97,10 @@ int main(int argc, char **argv) {
     rc = darray_free(&b);
     expect("free after MPI_Finalize", rc, DARRAY_EMPI, darray_errmsg(NULL),
            "finalized");
+    /* a virtual array holds nothing of MPI's: freed as at any time */
+    expect("free of a virtual array after MPI_Finalize", darray_free(&v),
+           DARRAY_SUCCESS, darray_errmsg(NULL), NULL);
+    expect("free released the virtual handle", v == NULL, 1, "", NULL);
   } else {
     fprintf(stderr, "FAIL: setup between MPI_Init and MPI_Finalize\n");
     failures++;
