@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#define STRATEGIES(X) X(direct) X(twophase) X(sieve)
+#define STRATEGIES(X) X(direct) X(twophase) X(sieve) X(rows)
 
 #define DECLARE(name)                                                          \
   DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;
