@@ -205,47 +205,69 @@ static void check_counters(const tcase_t *c, const arr_t *A,
   TU_CHECK(sw->write_calls <= sw->cycles && sr->read_calls <= sr->cycles);
 }
 
-static void run_case(const tcase_t *c, const char *path, int salt) {
+/* A write or a read, blocking or as a request (darray_async as the file
+ * says: in the I/O thread at MPI_THREAD_MULTIPLE). */
+static int move(darray_file_t f, darray_t a, int32_t *buf, bool write,
+                bool nb) {
+  darray_request_t rq;
+  if (!nb)
+    return write ? darray_write(f, a, buf) : darray_read(f, a, buf);
+  int rc = write ? darray_iwrite(f, a, buf, &rq) : darray_iread(f, a, buf, &rq);
+  return rc != DARRAY_SUCCESS ? rc : darray_wait(f, &rq);
+}
+
+/* Write, check the file, read back and check, on f (a file of its own
+ * when NULL). */
+static void run_on(const tcase_t *c, const char *path, int salt,
+                   darray_file_t shared, bool nb) {
   arr_t A;
   darray_t a = make_array(c, &A);
   if (a == NULL)
     return;
-  int64_t nb;
-  darray_local_bytes(a, &nb);
-  int32_t *buf = calloc((size_t)nb / 4 + 1, 4);
+  int64_t nbytes;
+  darray_local_bytes(a, &nbytes);
+  int32_t *buf = calloc((size_t)nbytes / 4 + 1, 4);
   fill_or_check(&A, buf, salt, 0, NULL);
+  darray_file_t f = shared;
   MPI_Info info = tu_info(c->hints);
-  darray_file_t f;
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                             DARRAY_MODE_TRUNC, info, &f));
+  if (shared == NULL)
+    TU_OK(darray_file_open(MPI_COMM_WORLD, path,
+                           DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
+                               DARRAY_MODE_TRUNC, info, &f));
   MPI_Info_free(&info);
   char what[160];
-  snprintf(what, sizeof what, "n=%lld grid %dx%dx%d %s ghost %lld '%s'",
+  snprintf(what, sizeof what, "n=%lld grid %dx%dx%d %s ghost %lld '%s'%s",
            (long long)c->n, A.ps[0], A.ps[1], A.ps[2],
-           c->fortran ? "F" : "C", (long long)c->ghost, c->hints);
+           c->fortran ? "F" : "C", (long long)c->ghost, c->hints,
+           nb ? " nonblocking" : "");
   darray_stats_t sw, sr;
-  TU_OK(darray_write(f, a, buf));
+  darray_file_reset_stats(f);
+  TU_OK(move(f, a, buf, true, nb));
   darray_file_get_stats(f, &sw);
   darray_file_reset_stats(f);
   check_file(&A, path, salt, what);
-  memset(buf, 0x7f, (size_t)nb); /* sentinel: ghosts must keep it */
-  TU_OK(darray_read(f, a, buf));
+  memset(buf, 0x7f, (size_t)nbytes); /* sentinel: ghosts must keep it */
+  TU_OK(move(f, a, buf, false, nb));
   darray_file_get_stats(f, &sr);
   int64_t bad = 0, sentinels = 0, count;
   fill_or_check(&A, buf, salt, 1, &bad);
   if (!TU_EQ_I64(bad, 0))
     TU_FAIL("%s: wrong elements read", what);
-  for (int64_t e = 0; e < nb / 4; e++)
+  for (int64_t e = 0; e < nbytes / 4; e++)
     sentinels += buf[e] == 0x7f7f7f7f;
   darray_local_count(a, &count);
-  TU_EQ_I64(sentinels, nb / 4 - count);
+  TU_EQ_I64(sentinels, nbytes / 4 - count);
   check_counters(c, &A, &sw, &sr);
   if (tu_any_failed() && tu_rank() == 0)
     fprintf(stderr, "test_rows: after %s\n", what);
-  darray_file_close(&f);
+  if (shared == NULL)
+    darray_file_close(&f);
   darray_free(&a);
   free(buf);
+}
+
+static void run_case(const tcase_t *c, const char *path, int salt) {
+  run_on(c, path, salt, NULL, false);
 }
 
 #define RQ "darray_strategy=rows;"
@@ -375,8 +397,43 @@ static void planner_picks(const char *path) {
   free(buf);
 }
 
+/* One file, five groupings in turn, twice: the file keeps four group
+ * communicators, so each pass makes them again as they are evicted. */
+#define GROUPED RQ "darray_rows_extent=100;cb_buffer_size=128"
+static void groupings(const char *path) {
+  const tcase_t c[] = {
+      {12, {1, 2, 2}, false, 0, 2, GROUPED}, /* pairs {0,1} {2,3} */
+      {12, {2, 2, 1}, true, 1, 2, GROUPED},  /* pairs {0,2} {1,3} */
+      {12, {1, 1, 4}, false, 0, 2, GROUPED}, /* one group of four */
+      {12, {4, 1, 1}, true, 0, 2, GROUPED},  /* one group of four */
+      {12, {2, 1, 2}, false, 1, 2, GROUPED}, /* pairs {0,1} {2,3} */
+  };
+  MPI_Info info = tu_info(GROUPED);
+  darray_file_t f;
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
+                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
+                             DARRAY_MODE_TRUNC, info, &f));
+  MPI_Info_free(&info);
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < 5; i++)
+      run_on(&c[i], path, 200 + 10 * pass + i, f, false);
+  TU_OK(darray_file_close(&f));
+}
+
+/* Requests: in the file's I/O thread at MPI_THREAD_MULTIPLE (the group
+ * communicators made there), else run by the program's thread. */
+static void nonblocking(const char *path) {
+  const tcase_t one = {12, {1, 1, -1}, false, 1, 0,
+                       RQ "darray_async=thread;cb_buffer_size=64"};
+  const tcase_t pairs = {12, {1, 2, 2}, false, 1, 2,
+                         RQ "darray_async=thread;darray_rows_extent=100"};
+  run_on(&one, path, 300, NULL, true);
+  if (tu_nprocs() == 4)
+    run_on(&pairs, path, 301, NULL, true);
+}
+
 int main(int argc, char **argv) {
-  tu_init(&argc, &argv);
+  tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
   char path[512];
   tu_tmpname(path, sizeof path, "rows");
   sweep(path);
@@ -384,8 +441,12 @@ int main(int argc, char **argv) {
     refused(path, true);
   if (tu_nprocs() == 1)
     refused(path, false);
-  if (tu_nprocs() == 4)
+  if (tu_nprocs() == 4) {
     planner_picks(path);
+    groupings(path);
+  }
+  if (tu_nprocs() > 1)
+    nonblocking(path);
   tu_remove(path);
   return tu_finish();
 }
