@@ -20,7 +20,9 @@
  *       the buffer hint in whole elements, where that beats a call per run;
  *     - sieving, interleaved reads: the windows its join rule finds;
  *     - direct runs: a call per stretch of touching runs per buffer load,
- *       one per lone run; one per run for processes not sampled.
+ *       one per lone run; one per run for processes not sampled;
+ *     - rows: the largest piece at the bandwidth, a call and a
+ *       synchronization per window, the exchange within a group.
  *  2. The planner's rules on a table of stand-ins whose estimates the test
  *     sets: forcing hints and their order, switches (enable, disable),
  *     interleaved and apart extents, ties, no candidate at all.
@@ -215,6 +217,60 @@ static void twophase_estimates(void) {
           24, 0);
   tp_case("cb_buffer_size=1000;darray_cb_pipeline=disable;"
           "darray_cb_image_piece=0", true, 1, 48, 24 * 4000, 24, 0);
+}
+
+/* ---- 1a'. rows ----------------------------------------------------------- */
+
+/* Rows on a 64 x 256 int32 array (C order) over a grid of p0 x p1
+ * processes, each holding `most` bytes; the formula's numbers are worked
+ * out by hand in each case: the largest piece at the bandwidth, windows
+ * (ceil(piece / W) + ceil(piece / extent), W = (cb - cb / 4) / 2 in whole
+ * elements) of a call and a synchronization each, and the exchange of
+ * (g - 1) / g of the slowest process's bytes, both ways. */
+static void rows_case(const char *set, int p0, int p1, double hand) {
+  hints(set);
+  darray_t a = array(64, 256, 0, 0);
+  int P = p0 * p1;
+  call_t c;
+  call_init(&c, a, P, true, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  c.a.d.psizes[0] = p0;
+  c.a.d.psizes[1] = p1;
+  c.a.d.block[0] = 64 / p0;
+  c.a.d.block[1] = 256 / p1;
+  access_rank_t r[4];
+  for (int i = 0; i < P; i++)
+    r[i] = (access_rank_t){0, 65536, 64, 65536 / P, 512, 512, 1, false};
+  access_t acc = summary(r, P, true, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("rows")->estimate(&c.x, &acc, &e));
+  if (hand < 0) { /* not a candidate */
+    TU_CONTAINS(e.why, "every group is one process");
+  } else if (!TU_EQ_STR(e.why, "") || !near(e.ns, hand)) {
+    TU_FAIL("  rows, hints '%s', grid %dx%d", set, p0, p1);
+  }
+  acc.interleaved = false; /* apart: every process moves its own runs */
+  e = (estimate_t){0, ""};
+  TU_OK(named("rows")->estimate(&c.x, &acc, &e));
+  TU_CHECK(e.why[0] != '\0');
+  darray_free(&a);
+}
+
+static void rows_estimates(void) {
+  /* 1 x 2: one group of both (the whole array, 65536 bytes, is one
+   * extent shorter than 4 MiB); pieces of 32768 bytes in 1 + 1 windows:
+   * 32768 * 0.2 + 2 * (5000 + 10000) + 2 * 32768 * 1/2 * 0.1 */
+  rows_case("", 1, 2, 6553.6 + 30000 + 3276.8);
+  /* 2 x 2 with 1000-byte extents: pairs sharing the row coordinate, each
+   * region one extent of 32768 bytes, pieces of 16384: 16384 * 0.2 + 2 *
+   * 15000 + 2 * 16384 * 1/2 * 0.1 */
+  rows_case("darray_rows_extent=1000", 2, 2, 3276.8 + 30000 + 1638.4);
+  /* cb_buffer_size = 4096: M = 1024, W = 1536: 11 + 1 windows */
+  rows_case("darray_rows_extent=1000;cb_buffer_size=4096", 2, 2,
+            3276.8 + 12 * 15000 + 1638.4);
+  /* 2 x 1 with 512-byte extents: every process's own rows are one extent
+   * of 32768 bytes already: groups of one */
+  rows_case("darray_rows_extent=512", 2, 1, -1);
 }
 
 /* ---- 1b. sieving, extents apart ------------------------------------------ */
@@ -645,6 +701,7 @@ static void totals(void) {
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   twophase_estimates();
+  rows_estimates();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();
