@@ -57,6 +57,11 @@ static void keep_comm(darray_file_s_t *f, const darray_desc_t *d, int keep,
  * have no communicator. */
 int darray__rows_comm(darray_file_s_t *f, const darray_desc_t *d, int keep,
                       MPI_Comm *comm) {
+  if (darray__rows_color(d, keep, d->nprocs - 1) == 0) {
+    *comm = f->comm; /* one group of all, in rank order: the file's own
+                        (no other message of the call uses rows' tag) */
+    return DARRAY_SUCCESS;
+  }
   for (int i = 0; i < NCOMMS; i++)
     if (same(f, i, d, keep)) {
       *comm = f->rows_comm[i].comm;
