@@ -34,8 +34,9 @@
 /*
  * The call's time (ns) by two-phase's cost model: the largest piece at
  * the file bandwidth, one file call and one synchronization per window
- * (the windows of a piece: ceil(piece / W), plus at most one more per
- * extent the piece reaches into), and the exchange of the slowest
+ * (the windows of a piece: ceil(piece / W), plus, where a region is
+ * several extents, at most one more per extent the piece reaches into),
+ * and the exchange of the slowest
  * process's bytes that lie in the other members' pieces, (g - 1) / g of
  * them, both ways.
  */
@@ -52,7 +53,7 @@ static int rows_estimate(const xfer_t *x, const access_t *acc,
              "interleave: each moves its own runs, with no communication");
     return DARRAY_SUCCESS;
   }
-  if (!darray__rows_choose(&x->a->d, h, &p, e->why, sizeof e->why))
+  if (!darray__rows_choose(&x->a->d, h, acc, &p, e->why, sizeof e->why))
     return DARRAY_SUCCESS;
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
   double xw = 1000.0 / (double)h->cb_exchange_mbs;
@@ -62,7 +63,7 @@ static int rows_estimate(const xfer_t *x, const access_t *acc,
   for (int r = 0; r < acc->P; r++)
     most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
   double win = (double)((p.piece + p.W - 1) / p.W);
-  if (p.extent > 0)
+  if (p.split) /* a piece cut where its extents end */
     win += (double)((p.piece + p.extent - 1) / p.extent);
   e->ns = (double)p.piece * bw + win * (lat + cyc) +
           2.0 * (double)most * (p.g - 1) / p.g * xw;
@@ -98,6 +99,10 @@ static int plan_pieces(rows_t *t) {
     int nsec, rc = DARRAY_SUCCESS;
     if (k != t->me)
       rc = darray__xfer_sections(t->x, t->member[k], &t->sec[k], &nsec);
+    if (rc == DARRAY_SUCCESS && k != t->me &&
+        (rc = darray__layout_iter_init(&t->it[k], d, t->sec[k], 1)) ==
+            DARRAY_SUCCESS)
+      t->nit = k + 1; /* iterators 0 .. k are initialized, but mine */
     if (rc == DARRAY_SUCCESS)
       rc = darray__layout_iter_init(&t->cur[k].it, d, &t->region, 1);
     if (rc != DARRAY_SUCCESS)
@@ -126,14 +131,19 @@ static int alloc_buffers(rows_t *t) {
   t->wlo = calloc(g, sizeof *t->wlo);
   t->whi = calloc(g, sizeof *t->whi);
   t->off = calloc(g + 1, sizeof *t->off);
+  t->it = calloc(g, sizeof *t->it);
+  t->walk = calloc(g, sizeof *t->walk);
+  t->used = calloc(g, sizeof *t->used);
+  t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
   t->stage = malloc((size_t)t->p.W);
-  t->img = malloc((size_t)t->p.W);
+  t->img = t->p.image ? malloc((size_t)t->p.W) : NULL;
   t->pack = malloc((size_t)t->p.M);
   int64_t n = ((int64_t)g + 1) * (t->p.W / t->p.M + 2);
   t->req_cap = n < INT32_MAX ? (int)n : INT32_MAX;
   t->req = malloc(sizeof *t->req * (size_t)t->req_cap);
-  bool ok = t->sec && t->cur && t->wlo && t->whi && t->off && t->stage &&
-            t->img && t->pack && t->req;
+  bool ok = t->sec && t->cur && t->wlo && t->whi && t->off && t->it &&
+            t->walk && t->used && t->iov && t->stage &&
+            (t->img || !t->p.image) && t->pack && t->req;
   return ok ? DARRAY_SUCCESS : DARRAY_ENOMEM;
 }
 
@@ -145,14 +155,22 @@ static int rows_prepare(xfer_t *x) {
   t->x = x;
   t->comm = MPI_COMM_NULL;
   char why[200];
+  const access_t *acc;
   if (x->boxes != NULL)
     return darray__err(x->msg, DARRAY_EHINT, "darray_strategy=rows: "
                        "section calls are not supported");
-  if (!darray__rows_choose(&x->a->d, &x->f->hints, &t->p, why, sizeof why))
+  int rc = darray__xfer_access(x, &acc);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (!darray__rows_choose(&x->a->d, &x->f->hints, acc, &t->p, why,
+                           sizeof why))
     return darray__err(x->msg, DARRAY_EHINT, "darray_strategy=rows: not "
                        "possible for this array: %s", why);
   darray__rows_region(&x->a->d, t->p.keep, x->a->rank, &t->region);
-  int rc = alloc_buffers(t);
+  t->self_contig = true;
+  for (int s = 0; s < x->nsec; s++)
+    t->self_contig &= darray__layout_mem_contig(&x->a->d, &x->sec[s]);
+  rc = alloc_buffers(t);
   if (rc == DARRAY_SUCCESS)
     rc = find_members(t);
   if (rc == DARRAY_SUCCESS)
@@ -172,11 +190,18 @@ static void rows_finish(xfer_t *x) {
   for (int k = 0; t->cur != NULL && k < t->p.g; k++)
     if (t->cur[k].ok)
       darray__layout_iter_free(&t->cur[k].it);
+  for (int k = 0; k < t->nit; k++)
+    if (k != t->me)
+      darray__layout_iter_free(&t->it[k]);
   for (int k = 0; t->sec != NULL && k < t->p.g; k++)
     free(t->sec[k]);
   if (t->self_ok)
     darray__layout_iter_free(&t->self);
   free(t->sec);
+  free(t->it);
+  free(t->walk);
+  free(t->used);
+  free(t->iov);
   free(t->cur);
   free(t->wlo);
   free(t->whi);

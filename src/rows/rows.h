@@ -10,6 +10,7 @@
 #define DARRAYIO_ROWS_H
 
 #include "strategy.h"
+#include "twophase/twophase.h" /* piece walks (pwalk_t) */
 
 /*
  * How a call's processes are grouped, from numbers alone (the same on
@@ -22,18 +23,22 @@
 typedef struct rows_plan {
   int keep;       /* file-order dimensions whose coordinates a group shares */
   int g;          /* processes per group */
-  int64_t W;      /* bytes of a window (the image; the staging as much) */
+  bool image;     /* short pieces: windows are built in an image (else
+                     moved as vectors of pieces) */
+  int64_t W;      /* bytes of a window (the staging; the image as much) */
   int64_t M;      /* bytes of one message (and of the pack buffer) */
-  int64_t need;   /* temporary bytes of a process: 2 W + M */
+  int64_t need;   /* temporary bytes of a process: W (2 W: image) + M */
   int64_t piece;  /* the largest piece of any member, bytes */
-  int64_t extent; /* the shortest extent of any group's region, bytes */
+  int64_t extent; /* the shortest mean extent of any group's region */
+  bool split;     /* some region is more than one extent */
 } rows_plan_t;
 
 /* The grouping of a call's array under the hints, or why there is none
  * (false, a short reason in why). Local and the same everywhere. */
 DARRAY_HIDDEN bool darray__rows_choose(const darray_desc_t *d,
                                        const darray_hints_t *h,
-                                       rows_plan_t *p, char *why, size_t n);
+                                       const access_t *acc, rows_plan_t *p,
+                                       char *why, size_t n);
 /* The region of rank r's group when `keep` dimensions are kept: one
  * section (its memory fields are unused). */
 DARRAY_HIDDEN void darray__rows_region(const darray_desc_t *d, int keep,
@@ -88,10 +93,27 @@ typedef struct rows {
   char *stage, *img, *pack;
   MPI_Request *req;
   int nreq, req_cap;
+  /* vector mode: every member's runs, walked in file order through a
+   * window, and the vector of pieces */
+  bool self_contig;   /* my runs are contiguous in my buffer */
+  layout_iter_t *it;  /* every member's runs (me: NULL, self is used) */
+  int nit;            /* ... initialized */
+  pwalk_t *walk;      /* g walkers */
+  int64_t *used;      /* bytes of each staged stream consumed */
+  struct iovec *iov;  /* DARRAY_IOV_MAX entries */
+  int niov;
+  int64_t iov_off;
   int rc;            /* first local failure */
 } rows_t;
 
 /* One cycle of a read or a write (rows_exchange.c). */
 DARRAY_HIDDEN void darray__rows_cycle(rows_t *t);
+/* Vector mode (rows_vector.c): my window's pieces in file order, mine
+ * from my buffer where contiguous there, the others' (and my strided
+ * ones, staged) from their streams, to or from the file. */
+DARRAY_HIDDEN void darray__rows_vector(rows_t *t, int64_t lo, int64_t hi);
+/* My strided pieces of [lo, hi) to (to_stage) or from staging. */
+DARRAY_HIDDEN void darray__rows_stage_mine(rows_t *t, int64_t lo, int64_t hi,
+                                           bool to_stage);
 
 #endif /* DARRAYIO_ROWS_H */

@@ -137,14 +137,16 @@ static void my_streams(rows_t *t, int phase) {
 
 /* ---- my window ---------------------------------------------------------- */
 
-/* Where each other member's stream sits in staging: off[k] .. off[k+1]. */
+/* Where each other member's stream sits in staging, off[k] .. off[k+1];
+ * in vector mode my own strided pieces are staged too. */
 static void place(rows_t *t, int64_t lo, int64_t hi) {
   int64_t at = 0;
   for (int k = 0; k < t->p.g; k++) {
     int n;
     const section_t *s = cells(t, k, &n);
     t->off[k] = at;
-    if (k != t->me && lo < hi)
+    bool staged = k != t->me || (!t->p.image && !t->self_contig);
+    if (staged && lo < hi)
       at += darray__layout_bytes_before(&t->x->a->d, s, n, hi) -
             darray__layout_bytes_before(&t->x->a->d, s, n, lo);
   }
@@ -185,21 +187,36 @@ static void write_cycle(rows_t *t, int64_t lo, int64_t hi) {
   wait_all(t);
   if (lo >= hi || t->rc != DARRAY_SUCCESS)
     return;
+  if (!t->p.image) {
+    darray__rows_stage_mine(t, lo, hi, true);
+    darray__rows_vector(t, lo, hi);
+    return;
+  }
   image(t, lo, hi, true);
   darray__xfer_crc(t->x, lo, t->img, hi - lo);
   fail(t, darray__io_pwrite(&t->x->io, t->img, hi - lo, lo));
 }
 
-/* A window that could not be read still sends its streams (zeros). */
+/* My window read and its streams filled (a window that could not be
+ * read sends what it holds: the call fails anyway). */
+static void read_window(rows_t *t, int64_t lo, int64_t hi) {
+  if (!t->p.image) {
+    darray__rows_vector(t, lo, hi);
+    darray__rows_stage_mine(t, lo, hi, false);
+    return;
+  }
+  int rc = darray__io_pread(&t->x->io, t->img, hi - lo, lo);
+  if (rc != DARRAY_SUCCESS)
+    memset(t->img, 0, (size_t)(hi - lo));
+  fail(t, rc);
+  image(t, lo, hi, false);
+}
+
 static void read_cycle(rows_t *t, int64_t lo, int64_t hi) {
   my_streams(t, 0); /* contiguous receives first */
   place(t, lo, hi);
   if (lo < hi) {
-    int rc = darray__io_pread(&t->x->io, t->img, hi - lo, lo);
-    if (rc != DARRAY_SUCCESS)
-      memset(t->img, 0, (size_t)(hi - lo));
-    fail(t, rc);
-    image(t, lo, hi, false);
+    read_window(t, lo, hi);
     post_window(t, true);
   }
   my_streams(t, 1);

@@ -51,12 +51,15 @@ static int group_size(const darray_desc_t *d, int keep) {
   return g;
 }
 
-/* The shortest mean extent of any non-empty group's region, and the
- * largest piece a member gets (whole elements, rounded up). */
+/* The shortest mean extent of any non-empty group's region, whether
+ * some region has more than one, and the largest piece a member gets
+ * (whole elements, rounded up). */
 static void group_numbers(const darray_desc_t *d, int keep, int g,
-                          int64_t *extent, int64_t *piece) {
+                          rows_plan_t *p) {
+  int64_t *extent = &p->extent, *piece = &p->piece;
   *extent = INT64_MAX;
   *piece = 0;
+  p->split = false;
   for (int r = 0; r < d->nprocs; r++) {
     section_t s;
     layout_summary_t sum;
@@ -66,6 +69,7 @@ static void group_numbers(const darray_desc_t *d, int keep, int g,
       continue;
     int64_t mean = sum.bytes / sum.nruns, ne = sum.bytes / d->esize;
     *extent = mean < *extent ? mean : *extent;
+    p->split |= sum.nruns > 1;
     int64_t pc = (ne / g + (ne % g != 0)) * d->esize;
     *piece = pc > *piece ? pc : *piece;
   }
@@ -73,22 +77,28 @@ static void group_numbers(const darray_desc_t *d, int keep, int g,
     *extent = 0; /* nothing anywhere */
 }
 
-/* The buffers: a quarter of cb_buffer_size for messages, the rest in two
- * windows (staging and image), whole elements each. */
+/* The buffers: a quarter of cb_buffer_size for messages, the rest for a
+ * window's staging, and as much again for its image in image mode; whole
+ * elements each. */
 static void size_buffers(const darray_desc_t *d, const darray_hints_t *h,
                          rows_plan_t *p) {
   int64_t es = d->esize, cb = h->cb_buffer_size;
   int64_t cap = (int64_t)INT32_MAX / es * es; /* MPI counts are int */
+  int parts = p->image ? 2 : 1;
   p->M = cb / 4 / es * es;
   p->M = p->M < es ? es : p->M > cap ? cap : p->M;
-  p->W = (cb - p->M) / 2 / es * es;
+  p->W = (cb - p->M) / parts / es * es;
   p->W = p->W < es ? es : p->W;
-  p->need = 2 * p->W + p->M; /* cb_buffer_size <= 2^30: no overflow */
+  p->need = parts * p->W + p->M; /* cb_buffer_size <= 2^30: no overflow */
 }
 
 bool darray__rows_choose(const darray_desc_t *d, const darray_hints_t *h,
-                         rows_plan_t *p, char *why, size_t n) {
+                         const access_t *acc, rows_plan_t *p, char *why,
+                         size_t n) {
   memset(p, 0, sizeof *p);
+  /* short pieces are copied into an image, long ones move as vectors
+   * (two-phase's rule, darray_cb_image_piece) */
+  p->image = acc->nruns > 0 && acc->bytes / acc->nruns < h->cb_image_piece;
   if (d->q > 0)
     return snprintf(why, n, "MULTIPARTITION: a process's cells lie in "
                     "every slab, so no grid dimension can be merged"), false;
@@ -102,7 +112,7 @@ bool darray__rows_choose(const darray_desc_t *d, const darray_hints_t *h,
                     "darray_temp_limit", (long long)p->need), false;
   for (p->keep = d->ndims; p->keep >= 0; p->keep--) {
     p->g = group_size(d, p->keep);
-    group_numbers(d, p->keep, p->g, &p->extent, &p->piece);
+    group_numbers(d, p->keep, p->g, p);
     if (p->keep == 0 || p->extent >= h->rows_extent)
       break;
   }

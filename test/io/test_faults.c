@@ -99,9 +99,12 @@ static const char *const strategies[][7] = {
     {"sieve", "darray_strategy", "sieve", "ind_wr_buffer_size", "256",
      "ind_rd_buffer_size", "256"},
     /* one group of every process (the rows' extents are short): windows
-     * of 16 bytes, streams strided by the ghost columns */
+     * of 16 bytes (32 as vectors of pieces), streams strided by the ghost
+     * columns */
     {"rows", "darray_strategy", "rows", "cb_buffer_size", "64",
      "darray_rows_extent", "1m"},
+    {"rows-vector", "darray_strategy", "rows", "cb_buffer_size", "64",
+     "darray_cb_image_piece", "0"},
 };
 #define NSTRATS ((int)(sizeof strategies / sizeof strategies[0]))
 

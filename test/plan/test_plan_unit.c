@@ -222,11 +222,13 @@ static void twophase_estimates(void) {
 /* ---- 1a'. rows ----------------------------------------------------------- */
 
 /* Rows on a 64 x 256 int32 array (C order) over a grid of p0 x p1
- * processes, each holding `most` bytes; the formula's numbers are worked
- * out by hand in each case: the largest piece at the bandwidth, windows
- * (ceil(piece / W) + ceil(piece / extent), W = (cb - cb / 4) / 2 in whole
- * elements) of a call and a synchronization each, and the exchange of
- * (g - 1) / g of the slowest process's bytes, both ways. */
+ * processes, each holding an equal share in 64 runs; the formula's
+ * numbers are worked out by hand in each case: the largest piece at the
+ * bandwidth, windows (ceil(piece / W), plus ceil(piece / extent) where a
+ * region is several extents) of a call and a synchronization each, and
+ * the exchange of (g - 1) / g of the slowest process's bytes, both ways.
+ * W = cb - M (M = cb / 4) for vectors of pieces, half that with an image
+ * (mean piece below darray_cb_image_piece), in whole elements. */
 static void rows_case(const char *set, int p0, int p1, double hand) {
   hints(set);
   darray_t a = array(64, 256, 0, 0);
@@ -240,7 +242,8 @@ static void rows_case(const char *set, int p0, int p1, double hand) {
   c.a.d.block[1] = 256 / p1;
   access_rank_t r[4];
   for (int i = 0; i < P; i++)
-    r[i] = (access_rank_t){0, 65536, 64, 65536 / P, 512, 512, 1, false};
+    r[i] = (access_rank_t){0, 65536, 64, 65536 / P, 1024 / P, 1024 / P, 1,
+                           false};
   access_t acc = summary(r, P, true, 1);
   estimate_t e = {0, ""};
   TU_OK(named("rows")->estimate(&c.x, &acc, &e));
@@ -258,16 +261,21 @@ static void rows_case(const char *set, int p0, int p1, double hand) {
 
 static void rows_estimates(void) {
   /* 1 x 2: one group of both (the whole array, 65536 bytes, is one
-   * extent shorter than 4 MiB); pieces of 32768 bytes in 1 + 1 windows:
-   * 32768 * 0.2 + 2 * (5000 + 10000) + 2 * 32768 * 1/2 * 0.1 */
-  rows_case("", 1, 2, 6553.6 + 30000 + 3276.8);
+   * extent shorter than 4 MiB); 512-byte pieces go as vectors; halves of
+   * 32768 bytes in one window: 32768 * 0.2 + (5000 + 10000) + 2 * 32768
+   * * 1/2 * 0.1 */
+  rows_case("", 1, 2, 6553.6 + 15000 + 3276.8);
   /* 2 x 2 with 1000-byte extents: pairs sharing the row coordinate, each
-   * region one extent of 32768 bytes, pieces of 16384: 16384 * 0.2 + 2 *
+   * region one extent of 32768 bytes, pieces of 16384: 16384 * 0.2 +
    * 15000 + 2 * 16384 * 1/2 * 0.1 */
-  rows_case("darray_rows_extent=1000", 2, 2, 3276.8 + 30000 + 1638.4);
-  /* cb_buffer_size = 4096: M = 1024, W = 1536: 11 + 1 windows */
+  rows_case("darray_rows_extent=1000", 2, 2, 3276.8 + 15000 + 1638.4);
+  /* cb_buffer_size = 4096: M = 1024, W = 3072: 6 windows */
   rows_case("darray_rows_extent=1000;cb_buffer_size=4096", 2, 2,
-            3276.8 + 12 * 15000 + 1638.4);
+            3276.8 + 6 * 15000 + 1638.4);
+  /* ... with an image (256-byte pieces are short under 1g): W = 1536, 11
+   * windows */
+  rows_case("darray_rows_extent=1000;cb_buffer_size=4096;"
+            "darray_cb_image_piece=1g", 2, 2, 3276.8 + 11 * 15000 + 1638.4);
   /* 2 x 1 with 512-byte extents: every process's own rows are one extent
    * of 32768 bytes already: groups of one */
   rows_case("darray_rows_extent=512", 2, 1, -1);
