@@ -231,6 +231,10 @@ static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
              b->p.slab ? write ? "darray_write_section" : "darray_read_section"
                        : write ? "darray_write" : "darray_read",
              darray_file_errmsg(s->df));
+  /* a forced strategy that cannot move this pattern (rows on one
+   * process, on MULTIPARTITION or on slabs): refused on every rank */
+  if (rc == DARRAY_EHINT && strstr(s->why, "darray_strategy="))
+    return BENCH_UNAVAILABLE;
   return rc ? -1 : 0;
 }
 

@@ -753,7 +753,8 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    the groups as small as it can while their extents stay this long on
  *    average (one group of every process when none is);
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
- *    (always two-phase) or `disable` (never); `romio_ds_read`,
+ *    (always two-phase) or `disable` (never two-phase nor rows);
+ *    `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless
  *    `darray_strategy` = `sieve`);

@@ -44,6 +44,11 @@ static int rows_estimate(const xfer_t *x, const access_t *acc,
                          estimate_t *e) {
   const darray_hints_t *h = &x->f->hints;
   rows_plan_t p;
+  const char *sw = x->write ? "romio_cb_write" : "romio_cb_read";
+  if (darray__hints_enum(h, sw) == DARRAY_TRI_DISABLE) {
+    snprintf(e->why, sizeof e->why, "%s=disable", sw);
+    return DARRAY_SUCCESS;
+  }
   if (x->boxes != NULL) {
     snprintf(e->why, sizeof e->why, "section calls are not supported");
     return DARRAY_SUCCESS;
@@ -232,6 +237,9 @@ static int rows_run(xfer_t *x) {
   return t->rc;
 }
 
+/* No switch of its own in the table: romio_cb_*=enable means two-phase
+ * (rule 1 of plan.c takes the first entry whose switch is enabled, and
+ * rows comes first), so its estimate reads romio_cb_*=disable itself. */
 const strategy_t darray__strategy_rows = {
-    "rows", true, {"romio_cb_read", "romio_cb_write"},
+    "rows", true, {NULL, NULL},
     rows_estimate, rows_prepare, rows_run, rows_finish, true};

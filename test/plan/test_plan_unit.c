@@ -248,7 +248,8 @@ static void rows_case(const char *set, int p0, int p1, double hand) {
   estimate_t e = {0, ""};
   TU_OK(named("rows")->estimate(&c.x, &acc, &e));
   if (hand < 0) { /* not a candidate */
-    TU_CONTAINS(e.why, "every group is one process");
+    TU_CONTAINS(e.why, strstr(set, "disable") ? "romio_cb_write=disable"
+                                              : "every group is one process");
   } else if (!TU_EQ_STR(e.why, "") || !near(e.ns, hand)) {
     TU_FAIL("  rows, hints '%s', grid %dx%d", set, p0, p1);
   }
@@ -279,6 +280,9 @@ static void rows_estimates(void) {
   /* 2 x 1 with 512-byte extents: every process's own rows are one extent
    * of 32768 bytes already: groups of one */
   rows_case("darray_rows_extent=512", 2, 1, -1);
+  /* collective buffering off: no rows either (it has no switch of its
+   * own in the table, so its estimate reads the hint) */
+  rows_case("romio_cb_write=disable", 1, 2, -1);
 }
 
 /* ---- 1b. sieving, extents apart ------------------------------------------ */
@@ -476,8 +480,8 @@ static void direct_estimates(void) {
 
 /* Stand-ins at the table's places: a (no switch), c (collective, switched
  * by romio_cb_*) and s (switched by romio_ds_*); darray_strategy names
- * them by the real table's names at the same places. NAN: not a
- * candidate. */
+ * them by the real table's names at the same places (direct, rows,
+ * twophase). NAN: not a candidate. */
 static double stand_in[3];
 
 static int stand_in_estimate(int i, estimate_t *e) {
@@ -535,9 +539,9 @@ static const rule_case_t rules[] = {
     {"romio_cb_write=enable", true, false, 1, NAN, 1, "c", true,
      "romio_cb_write=enable"},
     {"romio_cb_write=enable", false, true, 1, 5, 7, "a", false, "lowest"},
-    {"darray_strategy=twophase", false, false, 1, NAN, 1, "c", true,
+    {"darray_strategy=rows", false, false, 1, NAN, 1, "c", true,
      "darray_strategy=c"},
-    {"darray_strategy=sieve;romio_ds_read=disable", false, true, 1, 1, 9,
+    {"darray_strategy=twophase;romio_ds_read=disable", false, true, 1, 1, 9,
      "s", true, "darray_strategy=s"},
     /* 2: a switch set to disable */
     {"romio_ds_read=disable", false, false, 10, NAN, 1, "a", false,
@@ -624,7 +628,7 @@ static void strategy_hint(void) {
   TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=groups",
                                         msg, sizeof msg),
              DARRAY_EHINT);
-  TU_CONTAINS(msg, "auto, direct, twophase, sieve");
+  TU_CONTAINS(msg, "auto, direct, rows, twophase, sieve");
 }
 
 /* ---- 3. the real table --------------------------------------------------- */
@@ -666,8 +670,9 @@ static void real_table(void) {
   memcpy(c.boxes + 4, box1, sizeof box1);
   TU_OK(darray__plan_decide(&c.x, darray__strategies, &acc, &p));
   TU_EQ_STR(p.s->name, "sieve");
-  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[2].ns, 5008));
-  TU_CONTAINS(p.est[1].why, "do not interleave");
+  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[3].ns, 5008));
+  TU_CONTAINS(p.est[2].why, "do not interleave"); /* two-phase */
+  TU_CONTAINS(p.est[1].why, "section calls"); /* rows */
   darray_free(&a);
 }
 
