@@ -36,9 +36,8 @@
  * the file bandwidth, one file call and one synchronization per window
  * (the windows of a piece: ceil(piece / W), plus, where a region is
  * several extents, at most one more per extent the piece reaches into),
- * and the exchange of the slowest
- * process's bytes that lie in the other members' pieces, (g - 1) / g of
- * them, both ways.
+ * and the exchange of the slowest process's bytes that lie in the other
+ * members' pieces, (g - 1) / g of them, both ways.
  */
 static int rows_estimate(const xfer_t *x, const access_t *acc,
                          estimate_t *e) {
@@ -169,7 +168,7 @@ static int rows_prepare(xfer_t *x) {
     return rc;
   if (!darray__rows_choose(&x->a->d, &x->f->hints, acc, &t->p, why,
                            sizeof why))
-    return darray__err(x->msg, DARRAY_EHINT, "darray_strategy=rows: not "
+    return darray__err(x->msg, t->p.refuse, "darray_strategy=rows: not "
                        "possible for this array: %s", why);
   darray__rows_region(&x->a->d, t->p.keep, x->a->rank, &t->region);
   t->self_contig = true;

@@ -31,6 +31,8 @@ typedef struct rows_plan {
   int64_t piece;  /* the largest piece of any member, bytes */
   int64_t extent; /* the shortest mean extent of any group's region */
   bool split;     /* some region is more than one extent */
+  int refuse;     /* no grouping: what a forced call returns,
+                     DARRAY_ELIMIT (buffers, elements) or DARRAY_EHINT */
 } rows_plan_t;
 
 /* The grouping of a call's array under the hints, or why there is none

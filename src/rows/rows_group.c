@@ -92,34 +92,52 @@ static void size_buffers(const darray_desc_t *d, const darray_hints_t *h,
   p->need = parts * p->W + p->M; /* cb_buffer_size <= 2^30: no overflow */
 }
 
+/* Whether the call's buffers can be had (else why, and DARRAY_ELIMIT). */
+static bool buffers_fit(const darray_desc_t *d, const darray_hints_t *h,
+                        rows_plan_t *p, char *why, size_t n) {
+  p->refuse = DARRAY_ELIMIT;
+  if (d->esize > INT32_MAX) {
+    snprintf(why, n, "%lld-byte elements: messages carry whole elements, "
+             "at most %d bytes", (long long)d->esize, (int)INT32_MAX);
+    return false;
+  }
+  size_buffers(d, h, p);
+  if (h->temp_limit > 0 && p->need > h->temp_limit) {
+    snprintf(why, n, "it needs %lld bytes of buffers, more than "
+             "darray_temp_limit", (long long)p->need);
+    return false;
+  }
+  return true;
+}
+
 bool darray__rows_choose(const darray_desc_t *d, const darray_hints_t *h,
                          const access_t *acc, rows_plan_t *p, char *why,
                          size_t n) {
   memset(p, 0, sizeof *p);
+  p->refuse = DARRAY_EHINT;
+  if (d->q > 0) {
+    snprintf(why, n, "MULTIPARTITION: a process's cells lie in every "
+             "slab, so no grid dimension can be merged");
+    return false;
+  }
   /* short pieces are copied into an image, long ones move as vectors
    * (two-phase's rule, darray_cb_image_piece) */
   p->image = acc->nruns > 0 && acc->bytes / acc->nruns < h->cb_image_piece;
-  if (d->q > 0)
-    return snprintf(why, n, "MULTIPARTITION: a process's cells lie in "
-                    "every slab, so no grid dimension can be merged"), false;
-  if (d->esize > INT32_MAX)
-    return snprintf(why, n, "%lld-byte elements: messages carry whole "
-                    "elements, at most %d bytes", (long long)d->esize,
-                    (int)INT32_MAX), false;
-  size_buffers(d, h, p);
-  if (h->temp_limit > 0 && p->need > h->temp_limit)
-    return snprintf(why, n, "it needs %lld bytes of buffers, more than "
-                    "darray_temp_limit", (long long)p->need), false;
+  if (!buffers_fit(d, h, p, why, n))
+    return false;
+  p->refuse = DARRAY_EHINT;
   for (p->keep = d->ndims; p->keep >= 0; p->keep--) {
     p->g = group_size(d, p->keep);
     group_numbers(d, p->keep, p->g, p);
     if (p->keep == 0 || p->extent >= h->rows_extent)
       break;
   }
-  if (p->g == 1)
-    return snprintf(why, n, "every group is one process: its own extents "
-                    "are %lld bytes or more (darray_rows_extent)",
-                    (long long)p->extent), false;
+  if (p->g == 1) {
+    snprintf(why, n, "every group is one process: its own extents are "
+             "%lld bytes or more (darray_rows_extent)",
+             (long long)p->extent);
+    return false;
+  }
   return true;
 }
 

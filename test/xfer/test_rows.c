@@ -370,6 +370,33 @@ static void refused(const char *path, bool multipartition) {
   darray_free(&a);
 }
 
+/* Forced, with darray_temp_limit below its buffers (an image and its
+ * staging of one int32 each, and a message: 12 bytes): DARRAY_ELIMIT on
+ * every process, as two-phase's refusal; nothing is written. */
+static void limited(const char *path) {
+  const tcase_t c = {12, {1, 1, -1}, false, 0, 0,
+                     RQ "darray_temp_limit=8"};
+  arr_t A;
+  darray_t a = make_array(&c, &A);
+  MPI_Info info = tu_info(c.hints);
+  darray_file_t f;
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
+                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
+                             DARRAY_MODE_TRUNC, info, &f));
+  MPI_Info_free(&info);
+  int64_t nb;
+  darray_local_bytes(a, &nb);
+  char *buf = calloc((size_t)nb + 1, 1);
+  TU_EQ_CODE(darray_write(f, a, buf), DARRAY_ELIMIT);
+  TU_CONTAINS(darray_file_errmsg(f), "darray_temp_limit");
+  darray_stats_t st;
+  darray_file_get_stats(f, &st);
+  TU_EQ_I64(st.bytes_written, 0);
+  darray_file_close(&f);
+  darray_free(&a);
+  free(buf);
+}
+
 /* By the cost model the planner picks rows where it is the cheapest:
  * 1x2x2 at P = 4 in groups of 2, with an exchange so slow (1 MB/s) that
  * two-phase's (moving 3/4 of every process's bytes against rows' 1/2)
@@ -457,8 +484,10 @@ int main(int argc, char **argv) {
     planner_picks(path);
     groupings(path);
   }
-  if (tu_nprocs() > 1)
+  if (tu_nprocs() > 1) {
     nonblocking(path);
+    limited(path);
+  }
   tu_remove(path);
   return tu_finish();
 }
