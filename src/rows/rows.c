@@ -17,12 +17,13 @@
  * Steps, per call:
  *
  *   1. prepare (local): the grouping, my group's members and region,
- *      every member's piece and its windows (at most W bytes, inside one
- *      extent), the number of cycles (the group's most windows), buffers;
+ *      every member's piece and its windows (W bytes of it each, over as
+ *      many extents as they span), the number of cycles (the group's most
+ *      windows), buffers;
  *   2. run: the group's communicator (made once per file and grouping,
  *      rows_comm.c), then one cycle per window (rows_exchange.c): writes
- *      gather every member's bytes of my window into its image and write
- *      it with one call; reads read it with one call and scatter it.
+ *      gather every member's bytes of my window and write them with one
+ *      call per extent it spans; reads read them so and scatter them.
  */
 #include "rows/rows.h"
 
@@ -34,10 +35,11 @@
 /*
  * The call's time (ns) by two-phase's cost model: the largest piece at
  * the file bandwidth, one file call and one synchronization per window
- * (the windows of a piece: ceil(piece / W), plus, where a region is
- * several extents, at most one more per extent the piece reaches into),
- * and the exchange of the slowest process's bytes that lie in the other
- * members' pieces, (g - 1) / g of them, both ways.
+ * (ceil(piece / W) windows; a window that spans several extents moves
+ * each with a call of its own, which the model counts as one: its
+ * extents are darray_rows_extent long, so their calls cost less than
+ * their bytes), and the exchange of the slowest process's bytes that lie
+ * in the other members' pieces, (g - 1) / g of them, both ways.
  */
 static int rows_estimate(const xfer_t *x, const access_t *acc,
                          estimate_t *e) {
@@ -67,8 +69,6 @@ static int rows_estimate(const xfer_t *x, const access_t *acc,
   for (int r = 0; r < acc->P; r++)
     most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
   double win = (double)((p.piece + p.W - 1) / p.W);
-  if (p.split) /* a piece cut where its extents end */
-    win += (double)((p.piece + p.extent - 1) / p.extent);
   e->ns = (double)p.piece * bw + win * (lat + cyc) +
           2.0 * (double)most * (p.g - 1) / p.g * xw;
   return DARRAY_SUCCESS;
@@ -182,6 +182,9 @@ static int rows_prepare(xfer_t *x) {
   if (rc == DARRAY_SUCCESS)
     rc = darray__layout_iter_init(&t->self, &x->a->d, x->sec, x->nsec);
   t->self_ok = rc == DARRAY_SUCCESS;
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__layout_iter_init(&t->segs, &x->a->d, &t->region, 1);
+  t->segs_ok = rc == DARRAY_SUCCESS;
   if (t->p.need > x->stats.peak_temp_bytes)
     x->stats.peak_temp_bytes = t->p.need;
   return rc;
@@ -201,6 +204,8 @@ static void rows_finish(xfer_t *x) {
     free(t->sec[k]);
   if (t->self_ok)
     darray__layout_iter_free(&t->self);
+  if (t->segs_ok)
+    darray__layout_iter_free(&t->segs);
   free(t->sec);
   free(t->it);
   free(t->walk);

@@ -30,7 +30,6 @@ typedef struct rows_plan {
   int64_t need;   /* temporary bytes of a process: W (2 W: image) + M */
   int64_t piece;  /* the largest piece of any member, bytes */
   int64_t extent; /* the shortest mean extent of any group's region */
-  bool split;     /* some region is more than one extent */
   int refuse;     /* no grouping: what a forced call returns,
                      DARRAY_ELIMIT (buffers, elements) or DARRAY_EHINT */
 } rows_plan_t;
@@ -53,8 +52,11 @@ DARRAY_HIDDEN int64_t darray__rows_piece_start(const darray_desc_t *d,
                                                const section_t *reg,
                                                int64_t bytes, int g, int k);
 
-/* The windows of one member's piece: each at most W bytes and inside one
- * extent of the region, so its image is a dense stretch of the file. */
+/* The windows of one member's piece: W bytes of it each (the last one
+ * fewer), from as many extents of the region as they span; the file
+ * between two extents is other groups' and holds none of this group's
+ * bytes, so a window is a file range [wlo, whi) whose group bytes are
+ * the window's. */
 typedef struct rows_cursor {
   layout_iter_t it; /* over the region's extents */
   bool ok;          /* it is initialized */
@@ -92,6 +94,8 @@ typedef struct rows {
   layout_iter_t self; /* my runs */
   bool self_ok;
   MPI_Comm comm;     /* the group's (cached on the file) */
+  layout_iter_t segs; /* the region's extents, for a window's segments */
+  bool segs_ok;
   char *stage, *img, *pack;
   MPI_Request *req;
   int nreq, req_cap;
@@ -104,7 +108,7 @@ typedef struct rows {
   int64_t *used;      /* bytes of each staged stream consumed */
   struct iovec *iov;  /* DARRAY_IOV_MAX entries */
   int niov;
-  int64_t iov_off;
+  int64_t iov_off, iov_end; /* the file range the pending vector covers */
   int rc;            /* first local failure */
 } rows_t;
 

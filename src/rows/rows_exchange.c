@@ -12,8 +12,9 @@
  * (the piece walks of src/twophase). The window's owner keeps the streams
  * side by side in its staging buffer and copies them, with its own bytes,
  * into the window's image, row by row of runs (a stream is its sender's
- * cell packed in file order); the image is one dense stretch of the file,
- * moved with one call. A stream contiguous in its sender's buffer goes
+ * cell packed in file order); each extent the window spans is one dense
+ * stretch of the image and of the file, moved with one call (long
+ * pieces go as vectors instead: rows_vector.c). A stream contiguous in its sender's buffer goes
  * straight from (into) it; a strided one through the M-byte pack buffer.
  *
  * Ordering, as in two-phase: receives that can be posted early are posted
@@ -159,20 +160,49 @@ static void post_window(rows_t *t, bool send) {
       post(t, t->stage + t->off[k], t->off[k + 1] - t->off[k], k, send);
 }
 
-/* Every member's bytes of [lo, hi) between the image and their place:
- * mine my buffer, the others' their staged streams. */
-static void image(rows_t *t, int64_t lo, int64_t hi, bool to_img) {
+/* Every member's bytes of the segment [a, b) of window [lo, hi) between
+ * its image img and their place: mine my buffer, the others' their
+ * streams, staged from lo on. */
+static void image(rows_t *t, int64_t lo, int64_t a, int64_t b, char *img,
+                  bool to_img) {
   const darray_desc_t *d = &t->x->a->d;
-  darray__layout_copy_window(d, t->x->sec, t->x->nsec, lo, hi, t->x->buf,
-                             t->img, to_img);
+  darray__layout_copy_window(d, t->x->sec, t->x->nsec, a, b, t->x->buf, img,
+                             to_img);
   for (int k = 0; k < t->p.g; k++) {
     if (k == t->me || t->off[k + 1] == t->off[k])
       continue;
     section_t ps;
     int64_t b0 = darray__layout_bytes_before(d, t->sec[k], 1, lo);
     darray__layout_pack_section(d, &t->sec[k][0], -b0, &ps);
-    darray__layout_copy_window(d, &ps, 1, lo, hi, t->stage + t->off[k],
-                               t->img, to_img);
+    darray__layout_copy_window(d, &ps, 1, a, b, t->stage + t->off[k], img,
+                               to_img);
+  }
+}
+
+/* Image mode: the window's segments (its parts inside each extent of the
+ * region), one after another in the image, each moved with one call. A
+ * segment that could not be read is scattered as zeros (the call fails
+ * anyway); after a failure nothing more is written. */
+static void image_window(rows_t *t, int64_t lo, int64_t hi) {
+  bool write = t->x->write;
+  char *img = t->img;
+  pwalk_t w;
+  for (darray__tp_walk_start(&w, &t->segs, lo, hi); w.valid;
+       darray__tp_walk_next(&w)) {
+    int64_t a = w.run.foff + w.b0, n = w.b1 - w.b0;
+    if (write) {
+      image(t, lo, a, a + n, img, true);
+      darray__xfer_crc(t->x, a, img, n);
+      if (t->rc == DARRAY_SUCCESS)
+        fail(t, darray__io_pwrite(&t->x->io, img, n, a));
+    } else {
+      int rc = darray__io_pread(&t->x->io, img, n, a);
+      if (rc != DARRAY_SUCCESS)
+        memset(img, 0, (size_t)n);
+      fail(t, rc);
+      image(t, lo, a, a + n, img, false);
+    }
+    img += n;
   }
 }
 
@@ -187,29 +217,23 @@ static void write_cycle(rows_t *t, int64_t lo, int64_t hi) {
   wait_all(t);
   if (lo >= hi || t->rc != DARRAY_SUCCESS)
     return;
-  if (!t->p.image) {
-    darray__rows_stage_mine(t, lo, hi, true);
-    darray__rows_vector(t, lo, hi);
+  if (t->p.image) {
+    image_window(t, lo, hi);
     return;
   }
-  image(t, lo, hi, true);
-  darray__xfer_crc(t->x, lo, t->img, hi - lo);
-  fail(t, darray__io_pwrite(&t->x->io, t->img, hi - lo, lo));
+  darray__rows_stage_mine(t, lo, hi, true);
+  darray__rows_vector(t, lo, hi);
 }
 
 /* My window read and its streams filled (a window that could not be
  * read sends what it holds: the call fails anyway). */
 static void read_window(rows_t *t, int64_t lo, int64_t hi) {
-  if (!t->p.image) {
-    darray__rows_vector(t, lo, hi);
-    darray__rows_stage_mine(t, lo, hi, false);
+  if (t->p.image) {
+    image_window(t, lo, hi);
     return;
   }
-  int rc = darray__io_pread(&t->x->io, t->img, hi - lo, lo);
-  if (rc != DARRAY_SUCCESS)
-    memset(t->img, 0, (size_t)(hi - lo));
-  fail(t, rc);
-  image(t, lo, hi, false);
+  darray__rows_vector(t, lo, hi);
+  darray__rows_stage_mine(t, lo, hi, false);
 }
 
 static void read_cycle(rows_t *t, int64_t lo, int64_t hi) {

@@ -51,15 +51,13 @@ static int group_size(const darray_desc_t *d, int keep) {
   return g;
 }
 
-/* The shortest mean extent of any non-empty group's region, whether
- * some region has more than one, and the largest piece a member gets
- * (whole elements, rounded up). */
+/* The shortest mean extent of any non-empty group's region and the
+ * largest piece a member gets (whole elements, rounded up). */
 static void group_numbers(const darray_desc_t *d, int keep, int g,
                           rows_plan_t *p) {
   int64_t *extent = &p->extent, *piece = &p->piece;
   *extent = INT64_MAX;
   *piece = 0;
-  p->split = false;
   for (int r = 0; r < d->nprocs; r++) {
     section_t s;
     layout_summary_t sum;
@@ -69,7 +67,6 @@ static void group_numbers(const darray_desc_t *d, int keep, int g,
       continue;
     int64_t mean = sum.bytes / sum.nruns, ne = sum.bytes / d->esize;
     *extent = mean < *extent ? mean : *extent;
-    p->split |= sum.nruns > 1;
     int64_t pc = (ne / g + (ne % g != 0)) * d->esize;
     *piece = pc > *piece ? pc : *piece;
   }
@@ -176,17 +173,20 @@ void darray__rows_cursor_start(rows_cursor_t *c) {
 
 bool darray__rows_cursor_next(rows_cursor_t *c, int64_t W, int64_t *wlo,
                               int64_t *whi) {
+  int64_t data = 0;
+  *wlo = *whi = 0;
   for (; c->valid; next_extent(c)) {
     int64_t end = c->run.foff + c->run.len;
     int64_t at = c->pos > c->run.foff ? c->pos : c->run.foff;
     end = end < c->hi ? end : c->hi;
-    if (at < end) {
-      *wlo = at;
-      *whi = end - at > W ? at + W : end;
-      c->pos = *whi;
-      return true;
-    }
+    if (at >= end)
+      continue;
+    int64_t take = end - at < W - data ? end - at : W - data;
+    *wlo = data == 0 ? at : *wlo;
+    data += take;
+    c->pos = *whi = at + take;
+    if (data == W)
+      return true; /* the next window starts here */
   }
-  *wlo = *whi = 0;
-  return false;
+  return data > 0;
 }

@@ -33,19 +33,23 @@ static void flush(rows_t *t) {
   t->niov = 0;
 }
 
-/* Append a piece (the window is dense: pieces follow each other in the
- * file); pieces that touch in memory too become one. */
+/* Append a piece; the end of an extent (the file between two extents of
+ * a window is other groups') starts a new call, and pieces that touch in
+ * memory too become one. */
 static void add(rows_t *t, int64_t foff, char *mem, int64_t len) {
+  if (t->niov > 0 && foff != t->iov_end)
+    flush(t);
   struct iovec *last = t->niov > 0 ? &t->iov[t->niov - 1] : NULL;
   if (last != NULL && (char *)last->iov_base + last->iov_len == mem) {
     last->iov_len += (size_t)len;
-    return;
+  } else {
+    if (t->niov == DARRAY_IOV_MAX)
+      flush(t);
+    if (t->niov == 0)
+      t->iov_off = foff;
+    t->iov[t->niov++] = (struct iovec){mem, (size_t)len};
   }
-  if (t->niov == DARRAY_IOV_MAX)
-    flush(t);
-  if (t->niov == 0)
-    t->iov_off = foff;
-  t->iov[t->niov++] = (struct iovec){mem, (size_t)len};
+  t->iov_end = foff + len;
 }
 
 static layout_iter_t *runs_of(rows_t *t, int k) {

@@ -224,8 +224,8 @@ static void twophase_estimates(void) {
 /* Rows on a 64 x 256 int32 array (C order) over a grid of p0 x p1
  * processes, each holding an equal share in 64 runs; the formula's
  * numbers are worked out by hand in each case: the largest piece at the
- * bandwidth, windows (ceil(piece / W), plus ceil(piece / extent) where a
- * region is several extents) of a call and a synchronization each, and
+ * bandwidth, ceil(piece / W) windows of a call and a synchronization
+ * each, and
  * the exchange of (g - 1) / g of the slowest process's bytes, both ways.
  * W = cb - M (M = cb / 4) for vectors of pieces, half that with an image
  * (mean piece below darray_cb_image_piece), in whole elements. */

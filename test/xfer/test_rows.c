@@ -123,6 +123,32 @@ static int64_t expected_exchange(const arr_t *A, int keep, int write) {
   return sent * 4;
 }
 
+/* The largest piece of my group, bytes: its elements split evenly in
+ * rank order (member k from element k * ne / g on). */
+static int64_t largest_piece(const arr_t *A, int keep) {
+  int P = tu_nprocs(), co[3], g = 0, mine;
+  int64_t n3 = A->n * A->n * A->n, ne = 0, most = 0;
+  for (int d = 0; d < 3; d++)
+    co[d] = A->co[d];
+  mine = color_of(A, co, keep);
+  for (int r = 0; r < P; r++) {
+    int rc[3], q = r;
+    for (int d = 2; d >= 0; d--)
+      rc[d] = q % A->ps[d], q /= A->ps[d];
+    g += color_of(A, rc, keep) == mine;
+  }
+  for (int64_t f = 0; f < n3; f++) {
+    int64_t x[3];
+    at_file(A, f, x);
+    ne += color_of(A, (owner_of(A, x, co), co), keep) == mine;
+  }
+  for (int k = 0; k < g; k++) {
+    int64_t n = (k + 1) * ne / g - k * ne / g;
+    most = n > most ? n : most;
+  }
+  return most * 4;
+}
+
 static void fill_or_check(const arr_t *A, int32_t *buf, int salt, int check,
                           int64_t *bad) {
   int64_t g = A->ghost, ext[3];
@@ -203,8 +229,23 @@ static void check_counters(const tcase_t *c, const arr_t *A,
   const char *cb = strstr(c->hints, "cb_buffer_size=");
   int64_t cap = cb != NULL ? strtoll(cb + 15, NULL, 10) : 4 << 20;
   TU_CHECK(sw->peak_temp_bytes <= cap && sr->peak_temp_bytes <= cap);
-  if (strstr(c->hints, "image_piece=0") == NULL) /* one call a window */
+  /* an image is one call per window and extent: one extent when every
+   * process is one group (a vector may take several calls) */
+  if (c->keep == 0 && strstr(c->hints, "image_piece=0") == NULL)
     TU_CHECK(sw->write_calls <= sw->cycles && sr->read_calls <= sr->cycles);
+  /* windows of W bytes over as many extents as they span: my group's
+   * cycles are its largest piece's ceil(piece / W), W = cb_buffer_size
+   * less a quarter (the messages), whole elements, or half that with an
+   * image (pieces shorter than 256 bytes on average) */
+  int64_t M = cap / 4 / 4 * 4, W = (cap - M) / 4 * 4, Wi = (cap - M) / 8 * 4;
+  int64_t pc = largest_piece(A, c->keep);
+  int64_t cyc = (pc + W - 1) / W, cyci = (pc + Wi - 1) / Wi;
+  bool vec = strstr(c->hints, "image_piece=0") != NULL;
+  if (!TU_CHECK(sw->cycles == cyc || (!vec && sw->cycles == cyci)) ||
+      !TU_CHECK(sr->cycles == sw->cycles))
+    TU_FAIL("cycles %lld and %lld, not %lld%s%lld", (long long)sw->cycles,
+            (long long)sr->cycles, (long long)cyc, vec ? "" : " or ",
+            vec ? 0LL : (long long)cyci);
 }
 
 /* A write or a read, blocking or as a request (darray_async as the file
