@@ -4,7 +4,7 @@
  *
  * bench_methods.c - the ways of moving one pattern's bytes.
  *
- *   darrayio-auto/-direct/-sieve/-twophase
+ *   darrayio-auto/-direct/-sieve/-twophase/-rows
  *                  darray_write/darray_read on the pattern's description,
  *                  one call per dump (multi: per array) after
  *                  darray_set_displacement; the strategy forced by the
@@ -136,6 +136,9 @@ static int da_sieve(bench_t *b, mstate_t *s, int w) {
 static int da_twophase(bench_t *b, mstate_t *s, int w) {
   return da_open_with(b, s, w, "twophase");
 }
+static int da_rows(bench_t *b, mstate_t *s, int w) {
+  return da_open_with(b, s, w, "rows");
+}
 
 /* A .npz dataset with the pattern's array as member "u": created whole
  * for writing, bound to the existing member for reading. Patterns of
@@ -228,6 +231,10 @@ static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
              b->p.slab ? write ? "darray_write_section" : "darray_read_section"
                        : write ? "darray_write" : "darray_read",
              darray_file_errmsg(s->df));
+  /* a forced strategy that cannot move this pattern (rows on one
+   * process, on MULTIPARTITION or on slabs): refused on every rank */
+  if (rc == DARRAY_EHINT && strstr(s->why, "darray_strategy="))
+    return BENCH_UNAVAILABLE;
   return rc ? -1 : 0;
 }
 
@@ -563,6 +570,8 @@ const method_t bench_methods[] = {
      NULL, NULL, da_sync, NULL},
     {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats, NULL,
      0, NULL, NULL, da_sync, NULL},
+    {"darrayio-rows", 0, da_rows, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
     {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
      mpi_sync, NULL},
     {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,

@@ -129,13 +129,14 @@ static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
   bench_barrier();
   double t0 = MPI_Wtime();
   int rc = timed(b, s, write, d, k);
-  double v[2] = {MPI_Wtime() - t0, rc != 0};
-  if (rc != 0)
+  double v[2] = {MPI_Wtime() - t0, rc == BENCH_UNAVAILABLE ? 1 : rc != 0 ? 2
+                                                                      : 0};
+  if (rc != 0 && rc != BENCH_UNAVAILABLE)
     complain(b, s);
   bench_max_doubles(v, 2);
   *t += v[0];
-  if (v[1] != 0)
-    return ST_FAILED;
+  if (v[1] != 0) /* a refusal is the same everywhere: unavailable */
+    return v[1] == 1 ? ST_UNAVAILABLE : ST_FAILED;
   if (!write)
     *bad += check_data(b, s, d, salt);
   return ST_OK;
@@ -145,9 +146,11 @@ static int step(bench_t *b, mstate_t *s, int write, int salt, int d, int k,
 static int dumps(bench_t *b, mstate_t *s, int write, int salt, double *t,
                  double *tc, int64_t *bad) {
   for (int d = 0; d < b->p.ndumps; d++)
-    for (int k = 0; k < b->p.nsteps; k++)
-      if (step(b, s, write, salt, d, k, t, tc, bad) != ST_OK)
-        return ST_FAILED;
+    for (int k = 0; k < b->p.nsteps; k++) {
+      int st = step(b, s, write, salt, d, k, t, tc, bad);
+      if (st != ST_OK)
+        return st;
+    }
   return ST_OK;
 }
 

@@ -712,8 +712,15 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *  - `darray_backend` = `posix` (default: pread/pwrite) or `mpiio`
  *    (MPI_File_read_at / write_at, for file systems only MPI-IO reaches);
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
- *    own runs), `twophase` (collective buffering) or `sieve` (data
- *    sieving). `auto` uses two-phase when the processes' file extents
+ *    own runs), `twophase` (collective buffering), `sieve` (data
+ *    sieving) or `rows` (collective I/O in groups derived from the
+ *    process grid: the processes that share the slower grid coordinates
+ *    in file order, whose data together is a few long extents of the
+ *    file, exchange within their group only, and each moves one
+ *    contiguous piece of its group's extents; refused with
+ *    `DARRAY_EHINT` for section calls and where no grouping exists:
+ *    MULTIPARTITION, or every group one process). `auto` uses two-phase
+ *    (or rows, when its estimate is lower) when the processes' file extents
  *    interleave, unless the cost model below estimates direct runs faster
  *    (few long runs against the exchange), and independent I/O otherwise:
  *    data sieving when the model says reading the holes between a
@@ -749,8 +756,12 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    buffer (so chunks are smaller), and aggregators take turns writing,
  *    which hides the exchange behind file systems that serialize the
  *    writes of one file;
+ *  - `darray_rows_extent` (bytes, default 4 MiB): the rows strategy keeps
+ *    the groups as small as it can while their extents stay this long on
+ *    average (one group of every process when none is);
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
- *    (always two-phase) or `disable` (never); `romio_ds_read`,
+ *    (always two-phase) or `disable` (never two-phase nor rows);
+ *    `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless
  *    `darray_strategy` = `sieve`);

@@ -8,6 +8,7 @@
 #include "array.h"
 #include "file.h"
 #include "async/async.h"
+#include "rows/rows.h"
 #include "hints.h"
 #include "agree.h"
 #include "format/format.h"
@@ -298,6 +299,7 @@ int darray_file_close(darray_file_t *pf) {
     rc = arc;
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
+  darray__rows_close(f); /* the rows strategy's group communicators */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);

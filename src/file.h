@@ -35,6 +35,15 @@ typedef struct darray_file_s {
   struct fmt_file *fmt; /* a dataset's format (src/format), NULL: raw */
   struct async_file *async; /* nonblocking requests (src/async), NULL
                                until the first */
+  /* the rows strategy's group communicators (src/rows/rows_comm.c): made
+   * by its calls in the same order on every process, so the same ones
+   * everywhere; freed at close */
+  struct {
+    bool used;
+    int keep, ndims, psizes[DARRAY_MAX_DIMS], perm[DARRAY_MAX_DIMS];
+    MPI_Comm comm;
+  } rows_comm[4];
+  int rows_next;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;

@@ -67,6 +67,7 @@ static const hint_def_t hint_table[] = {
     EN("darray_cb_domains", cb_domains, domains_names),
     SZ("darray_cb_exchange_mbs", cb_exchange_mbs, 1, INT64_C(1000000000)),
     SZ("darray_cb_cycle_ns", cb_cycle_ns, 0, INT64_C(1000000000)),
+    SZ("darray_rows_extent", rows_extent, 1, INT64_C(1) << 50),
     EN("darray_concurrent_writers", concurrency, concurrency_names),
     EN("darray_verify_crc", verify_crc, verify_names),
     EN("darray_crc_thread", crc_thread, tri_names),
@@ -96,6 +97,8 @@ void darray__hints_default(darray_hints_t *h) {
   h->cb_exchange_mbs = 10000;
   h->cb_cycle_ns = -1; /* measured when the file opens (wait.c) */
   h->nb_buffer_size = INT64_C(64) << 20;
+  h->rows_extent = INT64_C(4) << 20; /* long enough that a file call costs
+                                        far less than its bytes */
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
                               faster as vectors (bench/RESULTS.md) */
 }

@@ -65,6 +65,9 @@ typedef struct darray_hints {
    * cycle's synchronization */
   int64_t cb_exchange_mbs;
   int64_t cb_cycle_ns;
+  /* the rows strategy: the shortest mean extent a group's region may
+   * have (src/rows/rows_group.c) */
+  int64_t rows_extent;
   /* darray_concurrent_writers: DARRAY_CONC_* */
   int concurrency;
   /* darray_verify_crc: whole-array reads of .npz members check their

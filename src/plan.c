@@ -35,7 +35,9 @@
  *     each entry after direct runs exists to save file calls, so at an
  *     equal estimate it asks less of the file system (two-phase over
  *     direct runs; sieving over direct runs where it saves time on some
- *     processes but not on the slowest, whose time is the call's).
+ *     processes but not on the slowest, whose time is the call's; and
+ *     two-phase over rows, which where its one group is every process is
+ *     two-phase with every process an aggregator).
  */
 #include "strategy.h"
 

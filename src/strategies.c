@@ -20,7 +20,10 @@
 
 #include <string.h>
 
-#define STRATEGIES(X) X(direct) X(twophase) X(sieve)
+/* rows before twophase: where its one group is every process the two
+ * move the same bytes the same way, and a tie goes to the later entry,
+ * two-phase (plan.c, rule 4); rows wins where it is cheaper */
+#define STRATEGIES(X) X(direct) X(rows) X(twophase) X(sieve)
 
 #define DECLARE(name)                                                          \
   DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;

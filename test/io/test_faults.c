@@ -9,8 +9,8 @@
  * padded by one ghost column on either side, sits at byte 100 of a 680-byte
  * file pre-filled with a background pattern. One scenario opens the file,
  * writes the array, reads it back, syncs and closes, with one fault rule in
- * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve; tiny buffers
- * so that every call is many system calls):
+ * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve, rows; tiny
+ * buffers so that every call is many system calls):
  *
  *  1. a dry run counts the target rank's calls of each kind (open, read,
  *     write, lock, unlock, sync) after each phase;
@@ -98,6 +98,13 @@ static const char *const strategies[][7] = {
      "cb_nodes", "2"},
     {"sieve", "darray_strategy", "sieve", "ind_wr_buffer_size", "256",
      "ind_rd_buffer_size", "256"},
+    /* one group of every process (the rows' extents are short): windows
+     * of 16 bytes (32 as vectors of pieces), streams strided by the ghost
+     * columns */
+    {"rows", "darray_strategy", "rows", "cb_buffer_size", "64",
+     "darray_rows_extent", "1m"},
+    {"rows-vector", "darray_strategy", "rows", "cb_buffer_size", "64",
+     "darray_cb_image_piece", "0"},
 };
 #define NSTRATS ((int)(sizeof strategies / sizeof strategies[0]))
 

@@ -22,7 +22,9 @@
  *       the buffer hint in whole elements, where that beats a call per run;
  *     - sieving, interleaved reads: the windows its join rule finds;
  *     - direct runs: a call per stretch of touching runs per buffer load,
- *       one per lone run; one per run for processes not sampled.
+ *       one per lone run; one per run for processes not sampled;
+ *     - rows: the largest piece at the bandwidth, a call and a
+ *       synchronization per window, the exchange within a group.
  *  2. The planner's rules on a table of stand-ins whose estimates the test
  *     sets: forcing hints and their order, switches (enable, disable),
  *     interleaved and apart extents, ties, no candidate at all.
@@ -261,6 +263,72 @@ static void twophase_estimates(void) {
           "darray_cb_image_piece=0", true, 1, 48, 24 * 4000, 24, 0);
 }
 
+/* ---- 1a'. rows ----------------------------------------------------------- */
+
+/* Rows on a 64 x 256 int32 array (C order) over a grid of p0 x p1
+ * processes, each holding an equal share in 64 runs; the formula's
+ * numbers are worked out by hand in each case: the largest piece at the
+ * bandwidth, ceil(piece / W) windows of a call and a synchronization
+ * each, and
+ * the exchange of (g - 1) / g of the slowest process's bytes, both ways.
+ * W = cb - M (M = cb / 4) for vectors of pieces, half that with an image
+ * (mean piece below darray_cb_image_piece), in whole elements. */
+static void rows_case(const char *set, int p0, int p1, double hand) {
+  hints(set);
+  darray_t a = array(64, 256, 0, 0);
+  int P = p0 * p1;
+  call_t c;
+  call_init(&c, a, P, true, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  c.a.d.psizes[0] = p0;
+  c.a.d.psizes[1] = p1;
+  c.a.d.block[0] = 64 / p0;
+  c.a.d.block[1] = 256 / p1;
+  access_rank_t r[4];
+  for (int i = 0; i < P; i++)
+    r[i] = (access_rank_t){0, 65536, 64, 65536 / P, 1024 / P, 1024 / P, 1,
+                           false};
+  access_t acc = summary(r, P, true, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("rows")->estimate(&c.x, &acc, &e));
+  if (hand < 0) { /* not a candidate */
+    TU_CONTAINS(e.why, strstr(set, "disable") ? "romio_cb_write=disable"
+                                              : "every group is one process");
+  } else if (!TU_EQ_STR(e.why, "") || !near(e.ns, hand)) {
+    TU_FAIL("  rows, hints '%s', grid %dx%d", set, p0, p1);
+  }
+  acc.interleaved = false; /* apart: every process moves its own runs */
+  e = (estimate_t){0, ""};
+  TU_OK(named("rows")->estimate(&c.x, &acc, &e));
+  TU_CHECK(e.why[0] != '\0');
+  darray_free(&a);
+}
+
+static void rows_estimates(void) {
+  /* 1 x 2: one group of both (the whole array, 65536 bytes, is one
+   * extent shorter than 4 MiB); 512-byte pieces go as vectors; halves of
+   * 32768 bytes in one window: 32768 * 0.2 + (5000 + 10000) + 2 * 32768
+   * * 1/2 * 0.1 */
+  rows_case("", 1, 2, 6553.6 + 15000 + 3276.8);
+  /* 2 x 2 with 1000-byte extents: pairs sharing the row coordinate, each
+   * region one extent of 32768 bytes, pieces of 16384: 16384 * 0.2 +
+   * 15000 + 2 * 16384 * 1/2 * 0.1 */
+  rows_case("darray_rows_extent=1000", 2, 2, 3276.8 + 15000 + 1638.4);
+  /* cb_buffer_size = 4096: M = 1024, W = 3072: 6 windows */
+  rows_case("darray_rows_extent=1000;cb_buffer_size=4096", 2, 2,
+            3276.8 + 6 * 15000 + 1638.4);
+  /* ... with an image (256-byte pieces are short under 1g): W = 1536, 11
+   * windows */
+  rows_case("darray_rows_extent=1000;cb_buffer_size=4096;"
+            "darray_cb_image_piece=1g", 2, 2, 3276.8 + 11 * 15000 + 1638.4);
+  /* 2 x 1 with 512-byte extents: every process's own rows are one extent
+   * of 32768 bytes already: groups of one */
+  rows_case("darray_rows_extent=512", 2, 1, -1);
+  /* collective buffering off: no rows either (it has no switch of its
+   * own in the table, so its estimate reads the hint) */
+  rows_case("romio_cb_write=disable", 1, 2, -1);
+}
+
 /* ---- 1b. sieving, extents apart ------------------------------------------ */
 
 /* One process's time under sieving by the model (doc/sieving.md): w =
@@ -456,8 +524,8 @@ static void direct_estimates(void) {
 
 /* Stand-ins at the table's places: a (no switch), c (collective, switched
  * by romio_cb_*) and s (switched by romio_ds_*); darray_strategy names
- * them by the real table's names at the same places. NAN: not a
- * candidate. */
+ * them by the real table's names at the same places (direct, rows,
+ * twophase). NAN: not a candidate. */
 static double stand_in[3];
 
 static int stand_in_estimate(int i, estimate_t *e) {
@@ -515,9 +583,9 @@ static const rule_case_t rules[] = {
     {"romio_cb_write=enable", true, false, 1, NAN, 1, "c", true,
      "romio_cb_write=enable"},
     {"romio_cb_write=enable", false, true, 1, 5, 7, "a", false, "lowest"},
-    {"darray_strategy=twophase", false, false, 1, NAN, 1, "c", true,
+    {"darray_strategy=rows", false, false, 1, NAN, 1, "c", true,
      "darray_strategy=c"},
-    {"darray_strategy=sieve;romio_ds_read=disable", false, true, 1, 1, 9,
+    {"darray_strategy=twophase;romio_ds_read=disable", false, true, 1, 1, 9,
      "s", true, "darray_strategy=s"},
     /* 2: a switch set to disable */
     {"romio_ds_read=disable", false, false, 10, NAN, 1, "a", false,
@@ -604,7 +672,7 @@ static void strategy_hint(void) {
   TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=groups",
                                         msg, sizeof msg),
              DARRAY_EHINT);
-  TU_CONTAINS(msg, "auto, direct, twophase, sieve");
+  TU_CONTAINS(msg, "auto, direct, rows, twophase, sieve");
 }
 
 /* ---- 3. the real table --------------------------------------------------- */
@@ -646,8 +714,9 @@ static void real_table(void) {
   memcpy(c.boxes + 4, box1, sizeof box1);
   TU_OK(darray__plan_decide(&c.x, darray__strategies, &acc, &p));
   TU_EQ_STR(p.s->name, "sieve");
-  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[2].ns, 5008));
-  TU_CONTAINS(p.est[1].why, "do not interleave");
+  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[3].ns, 5008));
+  TU_CONTAINS(p.est[2].why, "do not interleave"); /* two-phase */
+  TU_CONTAINS(p.est[1].why, "section calls"); /* rows */
   darray_free(&a);
 }
 
@@ -690,6 +759,7 @@ int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   twophase_estimates();
   striped_estimates();
+  rows_estimates();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();

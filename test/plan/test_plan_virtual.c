@@ -9,7 +9,8 @@
  *      uneven last block, MULTIPARTITION at square process counts), for
  *      writes and reads, with each strategy forced and with small buffers
  *      (many cycles, pipelined writes, sieve windows, layout-aware
- *      domains on 3 servers), the numbers darray_plan_virtual
+ *      domains on 3 servers; rows forced where it has no grouping is
+ *      refused by the real call and has none on paper), the numbers darray_plan_virtual
  *      computes for a virtual array of P processes equal the counters of
  *      the real call at P processes, summed and maximized over the
  *      processes by darray_file_stats_summary: bytes moved to or from the
@@ -86,8 +87,11 @@ static int describe(const desc_t *d, bool virt, darray_t *a) {
 }
 
 /* The real call's counters over every process. */
+/* The real call's counters over every process; want: the code the call
+ * must return (a forced strategy that cannot run: DARRAY_EHINT). */
 static void real_call(const desc_t *d, const char *hints, bool write,
-                      darray_stats_summary_t *s, char strategy[16]) {
+                      int want, darray_stats_summary_t *s,
+                      char strategy[16]) {
   darray_t a;
   darray_file_t f;
   char path[256];
@@ -102,9 +106,9 @@ static void real_call(const desc_t *d, const char *hints, bool write,
   TU_OK(darray_file_open(MPI_COMM_WORLD, path,
                          DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info, &f));
   if (!write) /* something to read: written without counting */
-    TU_OK(darray_write(f, a, buf));
+    TU_EQ_CODE(darray_write(f, a, buf), want);
   TU_OK(darray_file_reset_stats(f));
-  TU_OK(write ? darray_write(f, a, buf) : darray_read(f, a, buf));
+  TU_EQ_CODE(write ? darray_write(f, a, buf) : darray_read(f, a, buf), want);
   TU_OK(darray_file_stats_summary(f, s));
   darray_stats_t st;
   TU_OK(darray_file_get_stats(f, &st));
@@ -161,10 +165,18 @@ static void one(const desc_t *d, const char *extra, const char *strategy,
            write ? "write" : "read", hints, P);
   darray_stats_summary_t s;
   char used[16] = "";
-  real_call(d, hints, write, &s, used);
   darray_plan_row_t rows[8];
   int n = 0;
   paper(d, hints, write, rows, &n);
+  /* rows forced where it has no grouping: refused, and so on paper */
+  const darray_plan_row_t *f = strategy ? row_of(rows, n, strategy) : NULL;
+  bool refused = f != NULL && !strcmp(strategy, "rows") && f->cycles < 0;
+  real_call(d, hints, write, refused ? DARRAY_EHINT : DARRAY_SUCCESS, &s,
+            used);
+  if (refused) {
+    TU_CHECK(f->why[0] != '\0');
+    return;
+  }
   const darray_plan_row_t *r = row_of(rows, n, used);
   if (!TU_CHECK(r != NULL && r->chosen)) {
     if (me == 0)
@@ -181,7 +193,7 @@ static void matrix(void) {
                           "ind_wr_buffer_size=64;ind_rd_buffer_size=64",
                           "striping_unit=96;striping_factor=3;"
                           "darray_cb_domains=layout;cb_buffer_size=512"};
-  const char *strategies[] = {NULL, "direct", "twophase", "sieve"};
+  const char *strategies[] = {NULL, "direct", "twophase", "sieve", "rows"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
     q++;
@@ -189,7 +201,7 @@ static void matrix(void) {
     if (descs[i].square && q * q != P)
       continue;
     for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
-      for (size_t s = 0; s < 4; s++)
+      for (size_t s = 0; s < 5; s++)
         for (int w = 0; w < 2; w++)
           one(&descs[i], extras[e], strategies[s], w == 1);
   }

@@ -1191,7 +1191,7 @@ static int run_case(const rwcase_t *c, files_t *fs) {
     /* bytes written, elements, sieved writes; bytes sent by two-phase
      * writes and by two-phase reads, and whether both were two-phase */
     int64_t counters[6] = {0, L.count, 0, 0, 0, 0}, sums[6];
-    int wrote_twophase = 0;
+    char wrote[16] = ""; /* the write's strategy */
     darray_file_t f = get_handle(fs, c, 1);
     if (f != NULL) {
       darray_stats_t st;
@@ -1205,7 +1205,7 @@ static int run_case(const rwcase_t *c, files_t *fs) {
       counters[0] = st.bytes_written;
       counters[2] = strcmp(st.strategy, "sieve") == 0; /* may write holes */
       counters[3] = st.bytes_exchanged;
-      wrote_twophase = strcmp(st.strategy, "twophase") == 0;
+      snprintf(wrote, sizeof wrote, "%s", st.strategy);
     }
     tu_compare_bytes(W, Wcopy, L.bytes, "write buffer unchanged by write");
 
@@ -1226,9 +1226,10 @@ static int run_case(const rwcase_t *c, files_t *fs) {
       TU_OK(darray_file_get_stats(f, &st));
       TU_EQ_I64(st.bytes_written, 0);
       TU_EQ_I64(st.calls, 1);
-      if (strcmp(st.strategy, "twophase") == 0) {
+      if (strcmp(st.strategy, "twophase") == 0 ||
+          strcmp(st.strategy, "rows") == 0) {
         counters[4] = st.bytes_exchanged;
-        counters[5] = wrote_twophase;
+        counters[5] = strcmp(wrote, st.strategy) == 0;
       } else {
         TU_EQ_I64(st.bytes_exchanged, 0);
       }
@@ -1246,11 +1247,13 @@ static int run_case(const rwcase_t *c, files_t *fs) {
     MPI_Allreduce(counters, sums, 6, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     /* Two-phase both ways, same hints and extent, so the same file
      * domains: the bytes outside their owner's domain go out once from
-     * the owners when writing and once from the aggregators when reading.
+     * the owners when writing and once from the aggregators when reading
+     * (rows both ways: the same groups and pieces, and the same bytes).
      * Anything else sent (offset/length lists) would break the equality. */
     if (sums[5] == tu_nprocs() && !TU_EQ_I64(sums[3], sums[4]))
-      fprintf(stderr, "[rank %d]   two-phase sent %lld bytes writing, %lld "
-              "reading\n", rank, (long long)sums[3], (long long)sums[4]);
+      fprintf(stderr, "[rank %d]   two-phase or rows sent %lld bytes "
+              "writing, %lld reading\n", rank, (long long)sums[3],
+              (long long)sums[4]);
     TU_EQ_I64(sums[1], total_elems(c));
     if (sums[2] == 0)
       TU_EQ_I64(sums[0], total_elems(c) * t->esize);
