@@ -187,8 +187,28 @@ static void name_difference(MPI_Comm comm, const darray_file_s_t *f,
   darray__agree_differ(comm, mine, text, msg, DARRAY_ERRMSG_LEN);
 }
 
+/* A dataset's file is never striped subfiles (src/format reads and
+ * sizes its file directly): refused before anything is opened, the same
+ * on every process (the hints and the detection are agreed). */
+static int dataset_backend(const darray_file_s_t *f, const char *path,
+                           char *msg) {
+  char p[DARRAY_PATH_SHOWN + 8];
+  if (f->hints.backend != DARRAY_BACKEND_SUBFILES)
+    return DARRAY_SUCCESS;
+  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) "
+                     "cannot be kept as striped subfiles (darray_backend="
+                     "subfiles); write a raw file, or join the subfiles "
+                     "(darray-subfile join)",
+                     darray__short_path(path, p, sizeof p));
+}
+
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
+  return darray__file_open(comm, path, mode, info, false, out);
+}
+
+int darray__file_open(MPI_Comm comm, const char *path, int mode,
+                      MPI_Info info, bool dataset, darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   if (out == NULL)
@@ -239,12 +259,22 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);
   f->mode = mode;
+  /* an existing subfile descriptor sets the back end (the same answer
+   * on every process) */
+  rc = darray__io_subfiles_detect(f->comm, path, mode, &f->hints, msg,
+                                  DARRAY_ERRMSG_LEN);
+  if (rc == DARRAY_SUCCESS && dataset)
+    rc = dataset_backend(f, path, msg);
   f->io.ops = darray__io_backend(f->hints.backend);
   f->io.fd = -1;
   f->io.lock_fd = -1;
   f->io.fh = MPI_FILE_NULL;
-  rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
-                       DARRAY_ERRMSG_LEN);
+  f->io.comm = MPI_COMM_NULL;
+  f->io.stripe_unit = f->hints.striping_unit;
+  f->io.stripe_factor = f->hints.striping_factor;
+  if (rc == DARRAY_SUCCESS)
+    rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
+                         DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
   rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, node_procs, rc, msg);
@@ -270,7 +300,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
 static int close_without_mpi(darray_file_t *pf, char *msg) {
   darray_file_t f = *pf;
   darray__async_drop(f);
-  if (f->hints.backend == DARRAY_BACKEND_POSIX)
+  if (f->hints.backend != DARRAY_BACKEND_MPIIO)
     f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
   darray__format_drop(f);
   f->magic = DARRAY_MAGIC_DEAD;
@@ -328,6 +358,14 @@ int darray_file_sync(darray_file_t f) {
   if (rc != DARRAY_SUCCESS)
     io_failed(f, f->errmsg, rc, "darray_file_sync");
   rc = darray__agree(f->comm, rc, f->errmsg);
+  if (rc == DARRAY_SUCCESS && f->io.sub != NULL) {
+    /* every process's writes have ended: the subfiles' logical size goes
+     * into their record */
+    rc = darray__io_subfiles_settle(&f->io);
+    if (rc != DARRAY_SUCCESS)
+      io_failed(f, f->errmsg, rc, "darray_file_sync (recording the size)");
+    rc = darray__agree(f->comm, rc, f->errmsg);
+  }
   if (arc != DARRAY_SUCCESS && rc == DARRAY_SUCCESS) {
     rc = arc;
     snprintf(f->errmsg, sizeof f->errmsg, "darray_file_sync: %s", amsg);
