@@ -35,7 +35,7 @@ if [ -n "$missing" ]; then
 fi
 
 # Options: "--name" in the C source's usage(), "\-\-name" in roff.
-for tool in darray-advise darray-inspect darray-calibrate; do
+for tool in darray-advise darray-inspect darray-calibrate darray-subfile; do
   c=$src/tools/$tool.c page=$man/$tool.1
   sed -n '/^static void usage/,/^}/p' "$c" | grep -o -- '--[a-z][a-z-]*' |
     sort -u >"$tmp/$tool.usage"
