@@ -78,9 +78,25 @@ static int load_hints(darray_hints_t *h, MPI_Info info, char *msg) {
   return rc;
 }
 
-/* Local checks of darray_file_open's arguments; fills f's hints. */
+/* A dataset's file is never striped subfiles (src/format reads and
+ * sizes its file directly): refused before anything is opened. */
+static int dataset_backend(const darray_file_s_t *f, const char *path,
+                           char *msg) {
+  char p[DARRAY_PATH_SHOWN + 8];
+  if (f->hints.backend != DARRAY_BACKEND_SUBFILES)
+    return DARRAY_SUCCESS;
+  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) "
+                     "cannot be kept as striped subfiles (darray_backend="
+                     "subfiles); write a raw file, or join the subfiles "
+                     "(darray-subfile join)",
+                     darray__short_path(path, p, sizeof p));
+}
+
+/* Local checks of darray_file_open's arguments; fills f's hints, which
+ * an existing subfile descriptor overrides (the agreement that follows
+ * compares them). */
 static int open_args(darray_file_t f, const char *path, int mode,
-                     MPI_Info info, char *msg) {
+                     MPI_Info info, bool dataset, char *msg) {
   if (path == NULL)
     return darray__err(msg, DARRAY_ENULL, "path is NULL");
   int rc = check_mode(mode, msg);
@@ -88,6 +104,11 @@ static int open_args(darray_file_t f, const char *path, int mode,
     rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
   if (rc == DARRAY_SUCCESS)
     rc = load_hints(&f->hints, info, msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__io_subfiles_detect(path, mode, &f->hints, msg,
+                                    DARRAY_ERRMSG_LEN);
+  if (rc == DARRAY_SUCCESS && dataset)
+    rc = dataset_backend(f, path, msg);
   return rc;
 }
 
@@ -187,21 +208,6 @@ static void name_difference(MPI_Comm comm, const darray_file_s_t *f,
   darray__agree_differ(comm, mine, text, msg, DARRAY_ERRMSG_LEN);
 }
 
-/* A dataset's file is never striped subfiles (src/format reads and
- * sizes its file directly): refused before anything is opened, the same
- * on every process (the hints and the detection are agreed). */
-static int dataset_backend(const darray_file_s_t *f, const char *path,
-                           char *msg) {
-  char p[DARRAY_PATH_SHOWN + 8];
-  if (f->hints.backend != DARRAY_BACKEND_SUBFILES)
-    return DARRAY_SUCCESS;
-  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) "
-                     "cannot be kept as striped subfiles (darray_backend="
-                     "subfiles); write a raw file, or join the subfiles "
-                     "(darray-subfile join)",
-                     darray__short_path(path, p, sizeof p));
-}
-
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
   return darray__file_open(comm, path, mode, info, false, out);
@@ -223,7 +229,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
     return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL, invalid or "
                                           "an intercommunicator");
   darray_file_t f = calloc(1, sizeof *f);
-  int rc = open_args(f, path, mode, info, msg);
+  int rc = open_args(f, path, mode, info, dataset, msg);
   /* MPI_Comm_dup is collective: every process makes it, before the
    * agreement, so that a failure of it on one process is agreed on too */
   MPI_Comm dup = MPI_COMM_NULL;
@@ -259,12 +265,6 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);
   f->mode = mode;
-  /* an existing subfile descriptor sets the back end (the same answer
-   * on every process) */
-  rc = darray__io_subfiles_detect(f->comm, path, mode, &f->hints, msg,
-                                  DARRAY_ERRMSG_LEN);
-  if (rc == DARRAY_SUCCESS && dataset)
-    rc = dataset_backend(f, path, msg);
   f->io.ops = darray__io_backend(f->hints.backend);
   f->io.fd = -1;
   f->io.lock_fd = -1;
@@ -272,9 +272,8 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
   f->io.comm = MPI_COMM_NULL;
   f->io.stripe_unit = f->hints.striping_unit;
   f->io.stripe_factor = f->hints.striping_factor;
-  if (rc == DARRAY_SUCCESS)
-    rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
-                         DARRAY_ERRMSG_LEN);
+  rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
+                       DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
   rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, node_procs, rc, msg);

@@ -114,7 +114,7 @@ static void name_of(const char *path, int64_t j, int64_t s, char *buf,
 
 static int read_record(const char *path, set_t *s) {
   char rec[RECORD_LEN + 1];
-  int fd = open(path, O_RDONLY);
+  int fd = open(path, O_RDONLY | O_NONBLOCK); /* a FIFO must not block */
   if (fd < 0)
     return fail("cannot open", path);
   ssize_t n = pread(fd, rec, RECORD_LEN, 0);

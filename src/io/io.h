@@ -132,16 +132,17 @@ DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
 DARRAY_HIDDEN extern const io_ops_t darray__io_posix_ops;
 
 /*
- * Striped subfiles (io_subfiles.c, doc/subfiles.md). Detect, collective
- * (rank 0 reads, then one broadcast): when path exists, is not being
- * truncated, and starts with the subfile descriptor's magic, the hints
- * become the recorded layout (darray_backend=subfiles, striping_unit,
- * striping_factor); an explicit hint that contradicts the record is
- * DARRAY_EHINT naming both. The same code on every process.
+ * Striped subfiles (io_subfiles.c, doc/subfiles.md). Detect, local (each
+ * process reads the file's first bytes; the open's agreement on the hints
+ * follows): when path exists, is not being truncated, and starts with the
+ * subfile descriptor's magic, the hints become the recorded layout
+ * (darray_backend=subfiles, striping_unit, striping_factor); an explicit
+ * hint that contradicts the record is DARRAY_EHINT naming both, a
+ * malformed record DARRAY_EFORMAT.
  */
 struct darray_hints;
-DARRAY_HIDDEN int darray__io_subfiles_detect(MPI_Comm comm, const char *path,
-                                             int mode, struct darray_hints *h,
+DARRAY_HIDDEN int darray__io_subfiles_detect(const char *path, int mode,
+                                             struct darray_hints *h,
                                              char *msg, size_t msglen);
 /* After an agreement that every process's writes have ended (sync): rank
  * 0 records the logical size in the descriptor. Nothing for other back

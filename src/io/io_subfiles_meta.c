@@ -170,14 +170,20 @@ int darray__io_subfiles_settle(io_file_t *f) {
 
 /* ---- detection at open ---------------------------------------------- */
 
-/* Rank 0: the record at the start of path, if there is one. */
+/* The record at the start of path, if there is one (v[1] = 1, then the
+ * unit, the factor and the size). */
 static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
   int fd;
-  do
-    fd = open(path, O_RDONLY);
+  do /* without blocking: path may be a FIFO or a device */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
   if (fd < 0) /* the back end's open reports what is wrong */
     return DARRAY_SUCCESS;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no descriptor */
+    close(fd);
+    return DARRAY_SUCCESS;
+  }
   char buf[SUB_RECORD_LEN];
   ssize_t n;
   do
@@ -222,28 +228,15 @@ static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
   return DARRAY_SUCCESS;
 }
 
-/* Rank 0's n items to every process (polite waiting, wait.c). */
-static int bcast(void *buf, int n, MPI_Datatype t, MPI_Comm comm) {
-  MPI_Request req;
-  if (MPI_Ibcast(buf, n, t, 0, comm, &req) != MPI_SUCCESS)
-    return DARRAY_EMPI;
-  return darray__wait(&req);
-}
-
-int darray__io_subfiles_detect(MPI_Comm comm, const char *path, int mode,
+/* Every process looks for itself (no MPI call: the open's first
+ * agreement, which compares the hints, catches processes that saw
+ * different things). */
+int darray__io_subfiles_detect(const char *path, int mode,
                                struct darray_hints *h, char *msg,
                                size_t msglen) {
-  int rank;
-  MPI_Comm_rank(comm, &rank);
   int64_t v[5] = {DARRAY_SUCCESS, 0, 0, 0, 0};
-  if (rank == 0 && !(mode & DARRAY_MODE_TRUNC))
+  if (!(mode & DARRAY_MODE_TRUNC))
     v[0] = look(path, v, msg, msglen);
-  if (bcast(v, 5, MPI_INT64_T, comm) != DARRAY_SUCCESS)
-    return darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
-                                         "looked for a subfile record");
-  if (v[0] != DARRAY_SUCCESS &&
-      bcast(msg, (int)msglen, MPI_CHAR, comm) != DARRAY_SUCCESS)
-    return darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed");
   if (v[0] != DARRAY_SUCCESS || v[1] == 0)
     return (int)v[0];
   return apply(path, v, h, msg);
