@@ -171,7 +171,8 @@ DARRAY_API const char *darray_version_string(void);
   X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
   X(DARRAY_ELIMIT, -18,                                                        \
     "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
-  X(DARRAY_EFORMAT, -19, "the file is not a well-formed .npy or .npz file")  \
+  X(DARRAY_EFORMAT, -19,                                                       \
+    "the file is not a well-formed .npy, .npz or subfile set")                 \
   X(DARRAY_ENOTSUP, -20,                                                     \
     "the file uses a feature darrayio does not support (compression, ...)")  \
   X(DARRAY_EREQUEST, -21,                                                    \
@@ -709,8 +710,16 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *
  * Hints come from \p info and from the environment variable
  * `DARRAYIO_HINTS="key=value;key=value"`, which wins. Hints:
- *  - `darray_backend` = `posix` (default: pread/pwrite) or `mpiio`
- *    (MPI_File_read_at / write_at, for file systems only MPI-IO reaches);
+ *  - `darray_backend` = `posix` (default: pread/pwrite), `mpiio`
+ *    (MPI_File_read_at / write_at, for file systems only MPI-IO reaches)
+ *    or `subfiles`: the file is a descriptor at \p path and
+ *    `striping_factor` subfiles `path.sub<j>of<S>`, logical stripe k of
+ *    `striping_unit` bytes in subfile k mod S at offset (k div S) *
+ *    unit (both hints required, unit > 0, 1 <= S <= 1024). An existing
+ *    descriptor is opened so whatever the hints say (unless
+ *    #DARRAY_MODE_TRUNC); a hint contradicting its record is
+ *    `DARRAY_EHINT`. darray_dataset_open() refuses it (`DARRAY_ENOTSUP`).
+ *    The page \ref subfiles has the layout;
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering), `sieve` (data
  *    sieving) or `rows` (collective I/O in groups derived from the
@@ -814,7 +823,10 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    and the message names the size it needs; when the planner chose the
  *    strategy (`darray_strategy` = `auto`, no `romio_cb_*` = `enable`),
  *    direct runs take over instead;
- *  - `striping_factor` is accepted and checked.
+ *  - `striping_factor`: the file's servers (stripe targets), which
+ *    layout-aware domains and the planner's server terms use with
+ *    `striping_unit`; the number of subfiles of `darray_backend` =
+ *    `subfiles`.
  *
  * Sizes accept a k, m or g suffix (powers of 1024).
  *
@@ -838,8 +850,15 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  * \retval DARRAY_ENULL \p path or \p f is NULL
  * \retval DARRAY_ECOMM \p comm is MPI_COMM_NULL or an intercommunicator
  * \retval DARRAY_EMODE invalid \p mode
- * \retval DARRAY_EHINT an unknown or malformed hint
- * \retval DARRAY_ENOENT the file does not exist and CREATE was not given
+ * \retval DARRAY_EHINT an unknown or malformed hint; `darray_backend` =
+ *         `subfiles` without a `striping_unit` > 0 or a
+ *         `striping_factor` in 1..1024; a hint contradicting an existing
+ *         subfile descriptor's record
+ * \retval DARRAY_ENOENT the file (or one of its subfiles) does not exist
+ *         and CREATE was not given
+ * \retval DARRAY_EFORMAT `darray_backend` = `subfiles`: the file exists
+ *         and is not a subfile descriptor, or a subfile is shorter than
+ *         the descriptor's logical size implies (truncated)
  * \retval DARRAY_EACCESS permission denied
  * \retval DARRAY_EISDIR \p path is a directory
  * \retval DARRAY_EIO another open error

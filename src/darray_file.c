@@ -69,9 +69,25 @@ static int check_mode(int mode, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-/* Local checks of darray_file_open's arguments; fills f's hints. */
+/* A dataset's file is never striped subfiles (src/format reads and
+ * sizes its file directly): refused before anything is opened. */
+static int dataset_backend(const darray_file_s_t *f, const char *path,
+                           char *msg) {
+  char p[DARRAY_PATH_SHOWN + 8];
+  if (f->hints.backend != DARRAY_BACKEND_SUBFILES)
+    return DARRAY_SUCCESS;
+  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) "
+                     "cannot be kept as striped subfiles (darray_backend="
+                     "subfiles); write a raw file, or join the subfiles "
+                     "(darray-subfile join)",
+                     darray__short_path(path, p, sizeof p));
+}
+
+/* Local checks of darray_file_open's arguments; fills f's hints, which
+ * an existing subfile descriptor overrides (the agreement that follows
+ * compares them). */
 static int open_args(darray_file_t f, const char *path, int mode,
-                     MPI_Info info, char *msg) {
+                     MPI_Info info, bool dataset, char *msg) {
   if (path == NULL)
     return darray__err(msg, DARRAY_ENULL, "path is NULL");
   int rc = check_mode(mode, msg);
@@ -79,6 +95,11 @@ static int open_args(darray_file_t f, const char *path, int mode,
     rc = darray__err(msg, DARRAY_ENOMEM, "out of memory for the handle");
   if (rc == DARRAY_SUCCESS)
     rc = darray__hints_load(&f->hints, info, msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__io_subfiles_detect(path, mode, &f->hints, msg,
+                                    DARRAY_ERRMSG_LEN);
+  if (rc == DARRAY_SUCCESS && dataset)
+    rc = dataset_backend(f, path, msg);
   return rc;
 }
 
@@ -180,6 +201,11 @@ static void name_difference(MPI_Comm comm, const darray_file_s_t *f,
 
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
+  return darray__file_open(comm, path, mode, info, false, out);
+}
+
+int darray__file_open(MPI_Comm comm, const char *path, int mode,
+                      MPI_Info info, bool dataset, darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   if (out == NULL)
@@ -194,7 +220,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
     return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL, invalid or "
                                           "an intercommunicator");
   darray_file_t f = calloc(1, sizeof *f);
-  int rc = open_args(f, path, mode, info, msg);
+  int rc = open_args(f, path, mode, info, dataset, msg);
   /* MPI_Comm_dup is collective: every process makes it, before the
    * agreement, so that a failure of it on one process is agreed on too */
   MPI_Comm dup = MPI_COMM_NULL;
@@ -234,6 +260,9 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   f->io.fd = -1;
   f->io.lock_fd = -1;
   f->io.fh = MPI_FILE_NULL;
+  f->io.comm = MPI_COMM_NULL;
+  f->io.stripe_unit = f->hints.striping_unit;
+  f->io.stripe_factor = f->hints.striping_factor;
   rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
@@ -261,7 +290,7 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
 static int close_without_mpi(darray_file_t *pf, char *msg) {
   darray_file_t f = *pf;
   darray__async_drop(f);
-  if (f->hints.backend == DARRAY_BACKEND_POSIX)
+  if (f->hints.backend != DARRAY_BACKEND_MPIIO)
     f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
   darray__format_drop(f);
   f->magic = DARRAY_MAGIC_DEAD;
@@ -320,6 +349,14 @@ int darray_file_sync(darray_file_t f) {
   if (rc != DARRAY_SUCCESS)
     io_failed(f, f->errmsg, rc, "darray_file_sync");
   rc = darray__agree(f->comm, rc, f->errmsg);
+  if (rc == DARRAY_SUCCESS && f->io.sub != NULL) {
+    /* every process's writes have ended: the subfiles' logical size goes
+     * into their record */
+    rc = darray__io_subfiles_settle(&f->io);
+    if (rc != DARRAY_SUCCESS)
+      io_failed(f, f->errmsg, rc, "darray_file_sync (recording the size)");
+    rc = darray__agree(f->comm, rc, f->errmsg);
+  }
   if (arc != DARRAY_SUCCESS && rc == DARRAY_SUCCESS) {
     rc = arc;
     snprintf(f->errmsg, sizeof f->errmsg, "darray_file_sync: %s", amsg);

@@ -239,7 +239,12 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
   if (dom[0] != '\0')
     fprintf(out, "  two-phase file domains (darray_cb_domains): %s\n", dom);
-  fprintf(out, "  back end: %s\n", f->io.ops->name);
+  if (f->hints.backend == DARRAY_BACKEND_SUBFILES)
+    fprintf(out, "  back end: subfiles: %" PRId64 " subfiles "
+                 "(striping_factor), stripes of %" PRId64 " bytes "
+                 "(striping_unit)\n", f->io.stripe_factor, f->io.stripe_unit);
+  else
+    fprintf(out, "  back end: %s\n", f->io.ops->name);
   rc = nonblocking(f, a, x.write, out);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");

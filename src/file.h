@@ -49,6 +49,11 @@ typedef struct darray_file_s {
 } darray_file_s_t;
 
 /* Check that f is a live file handle and clear its message. */
+/* darray_file_open; dataset: for darray_dataset_open, which refuses the
+ * subfile back end (darray_file.c). */
+DARRAY_HIDDEN int darray__file_open(MPI_Comm comm, const char *path, int mode,
+                                    MPI_Info info, bool dataset,
+                                    struct darray_file_s **out);
 DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
 /* The same, and that MPI is running (calls that use MPI). */
 DARRAY_HIDDEN int darray__file_check_mpi(struct darray_file_s *f);

@@ -20,7 +20,8 @@
 /* H_STRATEGY: auto, then the names of the strategy table */
 typedef enum { H_SIZE, H_ENUM, H_STRATEGY } hint_kind_t;
 
-static const char *const backend_names[] = {"posix", "mpiio", NULL};
+static const char *const backend_names[] = {"posix", "mpiio", "subfiles",
+                                            NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};

@@ -9,7 +9,11 @@
 
 #include "util.h"
 
-enum { DARRAY_BACKEND_POSIX = 0, DARRAY_BACKEND_MPIIO = 1 };
+enum {
+  DARRAY_BACKEND_POSIX = 0,
+  DARRAY_BACKEND_MPIIO = 1,
+  DARRAY_BACKEND_SUBFILES = 2 /* src/io/io_subfiles.c */
+};
 /* darray_strategy: auto, or entry strategy - 1 of the strategy table */
 enum { DARRAY_STRATEGY_AUTO = 0 };
 /* darray_async (src/async): automatic = the most the thread level allows */

@@ -35,7 +35,8 @@ if [ -n "$missing" ]; then
 fi
 
 # Options: "--name" in the C source's usage(), "\-\-name" in roff.
-for tool in darray-advise darray-inspect darray-calibrate darray-plan; do
+for tool in darray-advise darray-inspect darray-calibrate darray-plan \
+  darray-subfile; do
   c=$src/tools/$tool.c page=$man/$tool.1
   sed -n '/^static void usage/,/^}/p' "$c" | grep -o -- '--[a-z][a-z-]*' |
     sort -u >"$tmp/$tool.usage"

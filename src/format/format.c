@@ -146,7 +146,7 @@ int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
   int rc = darray__agree(comm, open_args(path, mode, msg), msg);
   darray_file_t f = NULL;
   if (rc == DARRAY_SUCCESS)
-    rc = darray_file_open(comm, path, mode, info, &f);
+    rc = darray__file_open(comm, path, mode, info, true, &f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   fmt_file_t *z = calloc(1, sizeof *z);

@@ -10,10 +10,12 @@
 #include <errno.h>
 #include <string.h>
 
-extern const io_ops_t darray__io_posix_ops DARRAY_HIDDEN;
 extern const io_ops_t darray__io_mpiio_ops DARRAY_HIDDEN;
+extern const io_ops_t darray__io_subfiles_ops DARRAY_HIDDEN;
 
 const io_ops_t *darray__io_backend(int which) {
+  if (which == DARRAY_BACKEND_SUBFILES)
+    return &darray__io_subfiles_ops;
   return which == DARRAY_BACKEND_MPIIO ? &darray__io_mpiio_ops
                                        : &darray__io_posix_ops;
 }

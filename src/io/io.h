@@ -54,8 +54,16 @@ struct io_file {
   bool own_lock_fd;
   int lock_cmd;      /* F_OFD_SETLKW or F_SETLKW */
   char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
-  const struct io_sys *sys; /* posix: the system calls (libc, or faults) */
-  struct io_fault *fault;   /* posix: fault-injection state, or NULL */
+  const struct io_sys *sys; /* posix, subfiles: the system calls (libc, or
+                               faults) */
+  struct io_fault *fault;   /* posix, subfiles: fault-injection state, or
+                               NULL (shared with the subfiles' handles) */
+  /* subfiles (io_subfiles.c): the layout asked for (set before open from
+   * the hints), the communicator the close synchronizes, and the state */
+  int64_t stripe_unit;
+  int64_t stripe_factor;
+  MPI_Comm comm;
+  struct io_subfiles *sub;
 };
 
 /*
@@ -118,6 +126,28 @@ DARRAY_HIDDEN int darray__io_fault_check_spec(const char *spec, int rank,
                                               char *msg, size_t msglen);
 
 DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
+
+/* The posix back end's table: the subfile back end moves each subfile's
+ * bytes through it. */
+DARRAY_HIDDEN extern const io_ops_t darray__io_posix_ops;
+
+/*
+ * Striped subfiles (io_subfiles.c, doc/subfiles.md). Detect, local (each
+ * process reads the file's first bytes; the open's agreement on the hints
+ * follows): when path exists, is not being truncated, and starts with the
+ * subfile descriptor's magic, the hints become the recorded layout
+ * (darray_backend=subfiles, striping_unit, striping_factor); an explicit
+ * hint that contradicts the record is DARRAY_EHINT naming both, a
+ * malformed record DARRAY_EFORMAT.
+ */
+struct darray_hints;
+DARRAY_HIDDEN int darray__io_subfiles_detect(const char *path, int mode,
+                                             struct darray_hints *h,
+                                             char *msg, size_t msglen);
+/* After an agreement that every process's writes have ended (sync): rank
+ * 0 records the logical size in the descriptor. Nothing for other back
+ * ends. */
+DARRAY_HIDDEN int darray__io_subfiles_settle(io_file_t *f);
 
 /* Byte-range locks (io_lock.c). Setup decides, once the back end has
  * opened the file, whether writes take locks and whether strategies may

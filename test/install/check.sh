@@ -6,12 +6,11 @@
 # runs this after `make install' (so does `make distcheck'), and
 # tools/quickstart.sh install-check in CI. It checks, against the
 # installed prefix only (nothing from the build tree):
-#   - the tools: darray-advise, darray-inspect, darray-calibrate and
-#     darray-plan in
-#     bindir answer --help
+#   - the tools: darray-advise, darray-inspect, darray-calibrate,
+#     darray-plan and darray-subfile in bindir answer --help
 #     and --version (the release) with status 0;
 #   - the manual pages: darray-advise(1), darray-inspect(1),
-#     darray-calibrate(1), darray-plan(1), darrayio(3)
+#     darray-calibrate(1), darray-plan(1), darray-subfile(1), darrayio(3)
 #     are installed where man finds them;
 #   - pkg-config: test/install/make/Makefile builds main.c with the MPI C
 #     wrapper and `pkg-config darrayio', and it runs at 1 and 2 processes
@@ -86,7 +85,8 @@ unset LD_LIBRARY_PATH
 echo "==> darrayio $version installed in $prefix"
 
 # --- the tools -------------------------------------------------------------
-for tool in darray-advise darray-inspect darray-calibrate darray-plan; do
+for tool in darray-advise darray-inspect darray-calibrate darray-plan \
+  darray-subfile; do
   if [ ! -x "$bindir/$tool" ]; then
     : >"$log"
     bad "$tool is not installed in $bindir"
@@ -101,7 +101,7 @@ done
 
 # --- the manual pages --------------------------------------------------------
 for page in man1/darray-advise.1 man1/darray-inspect.1 man1/darray-calibrate.1 \
-  man1/darray-plan.1 man3/darrayio.3; do
+  man1/darray-plan.1 man1/darray-subfile.1 man3/darrayio.3; do
   name=$(basename "$page")
   name=${name%.*}
   : >"$log"

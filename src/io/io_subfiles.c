@@ -1,0 +1,444 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * io_subfiles.c - the striped subfile back end (darray_backend=subfiles,
+ * doc/subfiles.md): one logical file kept as a small descriptor at the
+ * user's path plus S = striping_factor subfiles "<path>.sub<j>of<S>";
+ * logical stripe k (striping_unit bytes) lives in subfile k mod S at
+ * offset (k div S)*unit.
+ *
+ * The part of one contiguous logical range that falls in one subfile is
+ * contiguous in that subfile, so every transfer becomes at most one
+ * (vector) call per subfile, split only at DARRAY_IOV_MAX pieces.
+ *
+ * Each subfile has a handle of its own whose bytes move through the posix
+ * back end's retry loops and the parent's system-call table and fault
+ * state (shared: DARRAYIO_FAULT counts the calls on all subfiles
+ * together). Byte-range locks stay on the descriptor, over logical
+ * offsets (io_lock.c locks f->fd; fcntl locks reach beyond a file's end),
+ * so every darrayio writer of the logical file honours them.
+ *
+ * Creation: rank 0 creates (or truncates) the descriptor and every
+ * subfile, and writes the record, before the other ranks open them.
+ */
+#define _DEFAULT_SOURCE
+#include "agree.h"
+#include "io/io_subfiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const io_ops_t darray__io_subfiles_ops DARRAY_HIDDEN;
+
+/* ---- transfers -------------------------------------------------------- */
+
+/* One subfile's share of a transfer, gathered as memory pieces. */
+typedef struct batch {
+  io_file_t *f;
+  io_file_t *p; /* the subfile's handle */
+  bool write, eof;
+  struct iovec v[DARRAY_IOV_MAX];
+  int m;
+  int64_t soff, len; /* the subfile range the pieces cover */
+} batch_t;
+
+/* Zero the pieces' bytes at and past the subfile's end (a hole of the
+ * logical file, when the subfile was read short). */
+static int zero_tail(batch_t *b) {
+  struct stat st;
+  if (fstat(b->p->fd, &st) != 0) {
+    b->f->err_errno = errno;
+    return darray__io_errno_code(errno);
+  }
+  int64_t skip = (int64_t)st.st_size - b->soff;
+  for (int i = 0; i < b->m; i++) {
+    int64_t l = (int64_t)b->v[i].iov_len, k = skip > 0 ? skip : 0;
+    if (k < l)
+      memset((char *)b->v[i].iov_base + k, 0, (size_t)(l - k));
+    skip -= l;
+  }
+  b->eof = true;
+  return DARRAY_SUCCESS;
+}
+
+static int flush(batch_t *b) {
+  if (b->m == 0)
+    return DARRAY_SUCCESS;
+  const io_ops_t *px = &darray__io_posix_ops;
+  int rc;
+  if (b->m == 1)
+    rc = b->write ? px->pwrite(b->p, b->v[0].iov_base, b->len, b->soff)
+                  : px->pread(b->p, b->v[0].iov_base, b->len, b->soff);
+  else
+    rc = b->write ? px->pwritev(b->p, b->v, b->m, b->soff)
+                  : px->preadv(b->p, b->v, b->m, b->soff);
+  if (rc == DARRAY_EEOF && !b->write)
+    rc = zero_tail(b);
+  else if (rc != DARRAY_SUCCESS)
+    b->f->err_errno = b->p->err_errno;
+  b->soff += b->len;
+  b->len = 0;
+  b->m = 0;
+  return rc;
+}
+
+/* Where the memory of a transfer is: piece i, `in` bytes into it, `pos`
+ * bytes from the start of the transfer. */
+typedef struct cursor {
+  const struct iovec *iov;
+  int i;
+  size_t in;
+  int64_t pos;
+} cursor_t;
+
+/* Append memory [at, at+len) of the transfer to the batch. */
+static int take(batch_t *b, cursor_t *c, int64_t at, int64_t len) {
+  while (c->pos < at) { /* forward to at */
+    size_t step = c->iov[c->i].iov_len - c->in;
+    if ((int64_t)step > at - c->pos)
+      step = (size_t)(at - c->pos);
+    c->in += step;
+    c->pos += (int64_t)step;
+    if (c->in == c->iov[c->i].iov_len) {
+      c->i++;
+      c->in = 0;
+    }
+  }
+  while (len > 0) {
+    size_t step = c->iov[c->i].iov_len - c->in;
+    if ((int64_t)step > len)
+      step = (size_t)len;
+    if (step > 0) {
+      if (b->m == DARRAY_IOV_MAX) {
+        int rc = flush(b);
+        if (rc != DARRAY_SUCCESS)
+          return rc;
+      }
+      b->v[b->m++] = (struct iovec){(char *)c->iov[c->i].iov_base + c->in,
+                                    step};
+      b->len += (int64_t)step;
+    }
+    c->in += step;
+    c->pos += (int64_t)step;
+    len -= (int64_t)step;
+    if (c->in == c->iov[c->i].iov_len) {
+      c->i++;
+      c->in = 0;
+    }
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* Subfile j's share of the logical range [off, end). */
+static int one_subfile(batch_t *b, const struct iovec *iov, int64_t j,
+                       int64_t off, int64_t end) {
+  const sub_layout_t *l = &b->f->sub->lay;
+  int64_t k = off / l->unit;
+  k += ((j - k % l->factor) + l->factor) % l->factor; /* first of j's */
+  b->p = &b->f->sub->part[j];
+  b->soff = (k / l->factor) * l->unit + (k * l->unit < off ? off % l->unit
+                                                           : 0);
+  b->m = 0;
+  b->len = 0;
+  cursor_t c = {iov, 0, 0, 0};
+  int rc = DARRAY_SUCCESS;
+  for (; rc == DARRAY_SUCCESS && k * l->unit < end; k += l->factor) {
+    int64_t a = k * l->unit > off ? k * l->unit : off;
+    int64_t z = end - k * l->unit > l->unit ? (k + 1) * l->unit : end;
+    rc = take(b, &c, a - off, z - a);
+  }
+  return rc == DARRAY_SUCCESS ? flush(b) : rc;
+}
+
+static int xfer(io_file_t *f, const struct iovec *iov, int n, int64_t off,
+                bool write) {
+  int64_t len = 0, end;
+  for (int i = 0; i < n; i++)
+    len += (int64_t)iov[i].iov_len;
+  /* the stripe walk looks up to one row past the end (unit <= 2^40,
+   * factor <= SUB_FACTOR_MAX: the row fits) */
+  int64_t row = f->sub->lay.unit * f->sub->lay.factor;
+  if (off < 0 || !darray__add_ok(off, len, &end) || end > INT64_MAX - row)
+    return DARRAY_EINVAL;
+  if (write)
+    f->sub->written = true;
+  batch_t b;
+  b.f = f;
+  b.write = write;
+  b.eof = false;
+  int rc = DARRAY_SUCCESS;
+  for (int64_t j = 0; j < f->sub->lay.factor && rc == DARRAY_SUCCESS; j++)
+    rc = one_subfile(&b, iov, j, off, end);
+  if (rc == DARRAY_SUCCESS && b.eof) { /* holes, or past the end? */
+    int64_t lend;
+    rc = darray__sub_logical_end(f, &lend);
+    if (rc == DARRAY_SUCCESS && end > lend)
+      rc = DARRAY_EEOF;
+  }
+  return rc;
+}
+
+static int sub_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
+  struct iovec v = {buf, (size_t)len};
+  return xfer(f, &v, 1, off, false);
+}
+
+static int sub_pwrite(io_file_t *f, const void *buf, int64_t len,
+                      int64_t off) {
+  struct iovec v = {(void *)buf, (size_t)len};
+  return xfer(f, &v, 1, off, true);
+}
+
+static int sub_preadv(io_file_t *f, const struct iovec *iov, int n,
+                      int64_t off) {
+  return xfer(f, iov, n, off, false);
+}
+
+static int sub_pwritev(io_file_t *f, const struct iovec *iov, int n,
+                       int64_t off) {
+  return xfer(f, iov, n, off, true);
+}
+
+/* ---- open ------------------------------------------------------------- */
+
+static int flags_of(int mode, bool first) {
+  int fl = (mode & DARRAY_MODE_RDWR) ? O_RDWR : O_RDONLY;
+  if (mode & DARRAY_MODE_CREATE)
+    fl |= O_CREAT;
+  if ((mode & DARRAY_MODE_TRUNC) && first)
+    fl |= O_TRUNC;
+  return fl;
+}
+
+/* Open path into h->fd through f's system calls. */
+static int open_path(io_file_t *f, io_file_t *h, const char *path, int flags,
+                     char *msg, size_t msglen) {
+  int fd;
+  do
+    fd = f->sys->open(f, path, flags, 0666);
+  while (fd < 0 && errno == EINTR);
+  char sp[DARRAY_PATH_SHOWN + 1];
+  struct stat st;
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    snprintf(msg, msglen, "open('%s'): is a directory",
+             darray__short_path(path, sp, sizeof sp));
+    return DARRAY_EISDIR;
+  }
+  if (fd < 0) {
+    f->err_errno = errno;
+    snprintf(msg, msglen, "open('%s'): %s",
+             darray__short_path(path, sp, sizeof sp), strerror(errno));
+    return darray__io_errno_code(f->err_errno);
+  }
+  h->fd = fd;
+  return DARRAY_SUCCESS;
+}
+
+/* Rank 0, the descriptor open: a new or empty one gets the record of the
+ * layout asked for (*fresh), an existing one must hold it. */
+static int descriptor(io_file_t *f, bool *fresh, char *msg, size_t msglen) {
+  struct io_subfiles *s = f->sub;
+  char buf[SUB_RECORD_LEN], sp[DARRAY_PATH_SHOWN + 1];
+  const char *shown = darray__short_path(s->path, sp, sizeof sp);
+  int rc = darray__io_posix_ops.pread(f, buf, sizeof buf, 0);
+  *fresh = false;
+  struct stat st;
+  if (rc == DARRAY_EEOF && fstat(f->fd, &st) == 0 && st.st_size == 0) {
+    *fresh = true;
+    if (!s->rdwr)
+      return darray__err(msg, DARRAY_EFORMAT, "'%s' is empty, not a "
+                         "subfile descriptor", shown);
+    darray__sub_format(&s->lay, buf);
+    return darray__io_posix_ops.pwrite(f, buf, sizeof buf, 0);
+  }
+  if (rc != DARRAY_SUCCESS && rc != DARRAY_EEOF)
+    return darray__err(msg, rc, "reading '%s': %s", shown,
+                       strerror(f->err_errno));
+  sub_layout_t l;
+  if (!darray__sub_is_record(buf, rc == DARRAY_SUCCESS ? sizeof buf : 0))
+    return darray__err(msg, DARRAY_EFORMAT, "'%s' exists and is not a "
+                       "subfile descriptor (DARRAY_MODE_TRUNC replaces it)",
+                       shown);
+  rc = darray__sub_parse(buf, sizeof buf, s->path, &l, msg, msglen);
+  if (rc == DARRAY_SUCCESS &&
+      (l.unit != s->lay.unit || l.factor != s->lay.factor))
+    rc = darray__err(msg, DARRAY_EHINT, "'%s' records striping_unit=%" PRId64
+                     " striping_factor=%" PRId64 ", not the hints' %" PRId64
+                     " and %" PRId64, shown, l.unit, l.factor, s->lay.unit,
+                     s->lay.factor);
+  s->lay.size = l.size;
+  return rc;
+}
+
+/* Rank 0, an existing set: no subfile is shorter than the record says. */
+static int check_length(io_file_t *f, int64_t j, const char *name, char *msg) {
+  struct io_subfiles *s = f->sub;
+  struct stat st;
+  char sp[DARRAY_PATH_SHOWN + 1];
+  int64_t want = darray__sub_expect(&s->lay, j, s->lay.size);
+  if (fstat(s->part[j].fd, &st) != 0 || (int64_t)st.st_size >= want)
+    return DARRAY_SUCCESS;
+  return darray__err(msg, DARRAY_EFORMAT, "subfile '%s' is truncated: %" PRId64
+                     " bytes, its descriptor's logical size %" PRId64
+                     " implies %" PRId64, darray__short_path(name, sp,
+                     sizeof sp), (int64_t)st.st_size, s->lay.size, want);
+}
+
+/* This process's open of the descriptor and the subfiles. */
+static int open_all(io_file_t *f, int mode, bool first, char *msg,
+                    size_t msglen) {
+  struct io_subfiles *s = f->sub;
+  bool fresh = false;
+  int rc = open_path(f, f, s->path, flags_of(mode, first), msg, msglen);
+  if (rc == DARRAY_SUCCESS && first)
+    rc = descriptor(f, &fresh, msg, msglen);
+  size_t nlen = strlen(s->path) + SUB_NAME_EXTRA;
+  char *name = malloc(nlen);
+  if (name == NULL && rc == DARRAY_SUCCESS)
+    rc = darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  for (int64_t j = 0; j < s->lay.factor && rc == DARRAY_SUCCESS; j++) {
+    darray__sub_name(s->path, j, s->lay.factor, name, nlen);
+    int fl = flags_of(mode, first) | (fresh ? O_TRUNC : 0);
+    rc = open_path(f, &s->part[j], name, fl, msg, msglen);
+    if (rc == DARRAY_SUCCESS && first && !fresh)
+      rc = check_length(f, j, name, msg);
+  }
+  free(name);
+  return rc;
+}
+
+/* The state: layout from the hints (f->stripe_*), handles closed. */
+static int setup(io_file_t *f, const char *path, int mode, char *msg) {
+  char sp[DARRAY_PATH_SHOWN + 1];
+  if (f->stripe_unit <= 0 || f->stripe_factor < 1 ||
+      f->stripe_factor > SUB_FACTOR_MAX)
+    return darray__err(msg, DARRAY_EHINT, "darray_backend=subfiles for '%s' "
+                       "needs striping_unit > 0 and striping_factor in 1..%d "
+                       "(given: striping_unit=%" PRId64 ", striping_factor=%"
+                       PRId64 ")", darray__short_path(path, sp, sizeof sp),
+                       SUB_FACTOR_MAX, f->stripe_unit, f->stripe_factor);
+  struct io_subfiles *s = calloc(1, sizeof *s);
+  if (s != NULL) {
+    s->part = calloc((size_t)f->stripe_factor, sizeof *s->part);
+    s->path = strdup(path);
+  }
+  if (s != NULL)
+    f->sub = s;
+  if (s == NULL || s->part == NULL || s->path == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  s->lay = (sub_layout_t){f->stripe_unit, f->stripe_factor, 0};
+  s->rdwr = (mode & DARRAY_MODE_RDWR) != 0;
+  for (int64_t j = 0; j < s->lay.factor; j++)
+    s->part[j] = (io_file_t){.ops = &darray__io_posix_ops, .fd = -1,
+                             .lock_fd = -1, .sys = f->sys, .fault = f->fault};
+  return DARRAY_SUCCESS;
+}
+
+static int sub_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
+                    MPI_Info info, char *msg, size_t msglen) {
+  (void)info;
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  f->fd = -1;
+  f->comm = comm;
+  int rc = darray__io_fault_setup(f, rank, msg, msglen);
+  if (rc == DARRAY_SUCCESS)
+    rc = setup(f, path, mode, msg);
+  if (f->sub != NULL)
+    f->sub->rank = rank;
+  if (rank == 0 && rc == DARRAY_SUCCESS)
+    rc = open_all(f, mode, true, msg, msglen);
+  /* rank 0's code and the record's size, to every process */
+  int64_t v[2] = {rc, f->sub != NULL ? f->sub->lay.size : 0};
+  MPI_Request req;
+  if ((MPI_Ibcast(v, 2, MPI_INT64_T, 0, comm, &req) != MPI_SUCCESS ||
+       darray__wait(&req) != DARRAY_SUCCESS) &&
+      rc == DARRAY_SUCCESS)
+    return darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
+                                         "opened '%s'", path);
+  if (f->sub != NULL)
+    f->sub->lay.size = v[1];
+  if (rank != 0 && v[0] == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
+    rc = open_all(f, mode, false, msg, msglen);
+  return rc;
+}
+
+/* Whether any process has written (the close's synchronization: every
+ * process's writes have ended when it returns). */
+static int any_written(MPI_Comm comm, const struct io_subfiles *s,
+                       int *any) {
+  int mine = s != NULL && s->written;
+  MPI_Request req;
+  if (MPI_Iallreduce(&mine, any, 1, MPI_INT, MPI_MAX, comm, &req) !=
+      MPI_SUCCESS)
+    return DARRAY_EMPI;
+  return darray__wait(&req);
+}
+
+/* ---- sync and close --------------------------------------------------- */
+
+/* Every subfile's fsync (and the descriptor's). */
+static int sub_sync(io_file_t *f) {
+  int rc = darray__io_posix_ops.sync(f);
+  for (int64_t j = 0; f->sub != NULL && j < f->sub->lay.factor; j++) {
+    io_file_t *p = &f->sub->part[j];
+    int r = p->fd >= 0 ? darray__io_posix_ops.sync(p) : DARRAY_SUCCESS;
+    if (r != DARRAY_SUCCESS && rc == DARRAY_SUCCESS) {
+      f->err_errno = p->err_errno;
+      rc = r;
+    }
+  }
+  return rc;
+}
+
+/* A subfile's close, through the shared system calls (not the posix
+ * back end's close: that would free the shared fault state). */
+static int close_part(io_file_t *f, io_file_t *p) {
+  int rc = DARRAY_SUCCESS;
+  if (p->fd >= 0 && f->sys->close(p) != 0) {
+    f->err_errno = errno;
+    rc = darray__io_errno_code(errno);
+  }
+  p->fd = -1;
+  return rc;
+}
+
+/* Collective once every process has entered the open: when some process
+ * wrote, rank 0 records the size after every process's last write (a
+ * handle that wrote nothing, or failed to open, changes nothing). */
+static int sub_close(io_file_t *f) {
+  struct io_subfiles *s = f->sub;
+  int rc = DARRAY_SUCCESS, fin = 1, any = 0;
+  MPI_Finalized(&fin);
+  if (!fin && f->comm != MPI_COMM_NULL)
+    rc = any_written(f->comm, s, &any);
+  if (any && rc == DARRAY_SUCCESS && s != NULL && f->fd >= 0)
+    rc = darray__io_subfiles_settle(f);
+  for (int64_t j = 0; s != NULL && s->part != NULL && j < s->lay.factor;
+       j++) {
+    int r = close_part(f, &s->part[j]);
+    rc = rc != DARRAY_SUCCESS ? rc : r;
+  }
+  if (s != NULL) {
+    free(s->part);
+    free(s->path);
+    free(s);
+  }
+  f->sub = NULL;
+  f->comm = MPI_COMM_NULL;
+  int r = darray__io_posix_ops.close(f); /* the descriptor; locks; faults */
+  return rc != DARRAY_SUCCESS ? rc : r;
+}
+
+const io_ops_t darray__io_subfiles_ops = {
+    "subfiles", sub_open,  sub_pread,  sub_pwrite,
+    sub_sync,   sub_close, sub_preadv, sub_pwritev,
+};

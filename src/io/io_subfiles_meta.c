@@ -1,0 +1,243 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * io_subfiles_meta.c - the subfile back end's layout arithmetic and its
+ * descriptor record: written, parsed, detected at open (doc/subfiles.md).
+ *
+ * Logical stripe k, bytes [k*unit, (k+1)*unit), lives in subfile k mod S
+ * at offset (k div S)*unit. The record is a few text lines at the start of
+ * the file the user names:
+ *
+ *   darrayio-subfiles 1
+ *   unit 0000000000000004096
+ *   factor 0000000004
+ *   size 0000000000000123456
+ *
+ * always SUB_RECORD_LEN bytes long (the numbers padded with zeros).
+ */
+#include "agree.h"
+#include "hints.h"
+#include "io/io_subfiles.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void darray__sub_name(const char *path, int64_t j, int64_t factor, char *buf,
+                      size_t n) {
+  snprintf(buf, n, "%s.sub%" PRId64 "of%" PRId64, path, j, factor);
+}
+
+int64_t darray__sub_end(const sub_layout_t *l, int64_t j, int64_t z) {
+  if (z <= 0)
+    return 0;
+  int64_t row = (z - 1) / l->unit, w = (z - 1) % l->unit, k, at, end;
+  if (!darray__mul_ok(row, l->factor, &k) || !darray__add_ok(k, j, &k) ||
+      !darray__mul_ok(k, l->unit, &at) || !darray__add_ok(at, w + 1, &end))
+    return INT64_MAX;
+  return end;
+}
+
+int64_t darray__sub_expect(const sub_layout_t *l, int64_t j, int64_t size) {
+  if (size <= 0)
+    return 0;
+  int64_t last = (size - 1) / l->unit;  /* the last stripe */
+  int64_t rem = (size - 1) % l->unit + 1; /* its bytes */
+  int64_t row = last / l->factor, jl = last % l->factor;
+  if (j < jl)
+    return (row + 1) * l->unit;
+  return j == jl ? row * l->unit + rem : row * l->unit;
+}
+
+void darray__sub_format(const sub_layout_t *l, char *buf) {
+  char t[SUB_RECORD_LEN + 1];
+  int n = snprintf(t, sizeof t,
+                   SUB_MAGIC "%d\nunit %019" PRId64 "\nfactor %010" PRId64
+                             "\nsize %019" PRId64 "\n",
+                   SUB_VERSION, l->unit, l->factor, l->size);
+  memset(buf, '\n', SUB_RECORD_LEN); /* pad: blank lines */
+  memcpy(buf, t, (size_t)n < sizeof t ? (size_t)n : SUB_RECORD_LEN);
+}
+
+bool darray__sub_is_record(const char *buf, size_t n) {
+  size_t m = strlen(SUB_MAGIC);
+  return n >= m && memcmp(buf, SUB_MAGIC, m) == 0;
+}
+
+int darray__sub_parse(const char *buf, size_t n, const char *path,
+                      sub_layout_t *l, char *msg, size_t msglen) {
+  char t[SUB_RECORD_LEN + 1], sp[DARRAY_PATH_SHOWN + 1];
+  n = n < SUB_RECORD_LEN ? n : SUB_RECORD_LEN;
+  memcpy(t, buf, n);
+  t[n] = '\0';
+  int version = 0;
+  if (sscanf(t, SUB_MAGIC "%d", &version) != 1 || version != SUB_VERSION)
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor of "
+                       "version %d (this darrayio reads version %d)",
+                       darray__short_path(path, sp, sizeof sp), version,
+                       SUB_VERSION);
+  int got = sscanf(t, SUB_MAGIC "%*d\nunit %" SCNd64 "\nfactor %" SCNd64
+                              "\nsize %" SCNd64,
+                   &l->unit, &l->factor, &l->size);
+  if (got != 3 || l->unit <= 0 || l->factor < 1 ||
+      l->factor > SUB_FACTOR_MAX || l->size < 0)
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': malformed subfile "
+                       "descriptor (want lines unit, factor 1..%d, size)",
+                       darray__short_path(path, sp, sizeof sp),
+                       SUB_FACTOR_MAX);
+  (void)msglen;
+  return DARRAY_SUCCESS;
+}
+
+/* ---- the logical size ----------------------------------------------- */
+
+int darray__sub_logical_end(io_file_t *f, int64_t *end) {
+  struct io_subfiles *s = f->sub;
+  *end = 0;
+  for (int64_t j = 0; j < s->lay.factor; j++) {
+    struct stat st;
+    if (fstat(s->part[j].fd, &st) != 0) {
+      f->err_errno = errno;
+      return darray__io_errno_code(errno);
+    }
+    int64_t e = darray__sub_end(&s->lay, j, (int64_t)st.st_size);
+    *end = e > *end ? e : *end;
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* Subfile j holds at least `want` bytes: a zero byte at want-1 where it
+ * is shorter. That byte is a hole of the logical file, which no writer
+ * wrote; the exclusive lock over it (when the file takes locks) keeps a
+ * writer from putting data there between the look and the write. */
+static int pad(io_file_t *f, int64_t j, int64_t want) {
+  struct io_subfiles *s = f->sub;
+  if (want <= 0)
+    return DARRAY_SUCCESS;
+  int64_t row = (want - 1) / s->lay.unit, w = (want - 1) % s->lay.unit;
+  int64_t at = (row * s->lay.factor + j) * s->lay.unit + w;
+  darray_stats_t stats;
+  io_call_t c;
+  memset(&stats, 0, sizeof stats);
+  darray__io_call_init(&c, f, &stats);
+  int rc = darray__io_lock(&c, at, 1, true);
+  struct stat st;
+  io_file_t *p = &s->part[j];
+  if (rc == DARRAY_SUCCESS && fstat(p->fd, &st) != 0) {
+    f->err_errno = errno;
+    rc = darray__io_errno_code(errno);
+  } else if (rc == DARRAY_SUCCESS && (int64_t)st.st_size < want) {
+    rc = darray__io_posix_ops.pwrite(p, "", 1, want - 1);
+    if (rc != DARRAY_SUCCESS)
+      f->err_errno = p->err_errno;
+  }
+  int rc2 = darray__io_unlock(&c, at, 1);
+  return rc != DARRAY_SUCCESS ? rc : rc2;
+}
+
+int darray__sub_record(io_file_t *f) {
+  struct io_subfiles *s = f->sub;
+  int64_t end;
+  int rc = darray__sub_logical_end(f, &end);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (end < s->lay.size) /* a record is never shortened */
+    end = s->lay.size;
+  for (int64_t j = 0; j < s->lay.factor && rc == DARRAY_SUCCESS; j++)
+    rc = pad(f, j, darray__sub_expect(&s->lay, j, end));
+  if (rc != DARRAY_SUCCESS || end == s->lay.size)
+    return rc;
+  sub_layout_t l = s->lay;
+  l.size = end;
+  char rec[SUB_RECORD_LEN];
+  darray__sub_format(&l, rec);
+  rc = darray__io_posix_ops.pwrite(f, rec, SUB_RECORD_LEN, 0);
+  if (rc == DARRAY_SUCCESS)
+    s->lay.size = end;
+  return rc;
+}
+
+int darray__io_subfiles_settle(io_file_t *f) {
+  if (f->sub == NULL || f->sub->rank != 0 || !f->sub->rdwr)
+    return DARRAY_SUCCESS;
+  return darray__sub_record(f);
+}
+
+/* ---- detection at open ---------------------------------------------- */
+
+/* The record at the start of path, if there is one (v[1] = 1, then the
+ * unit, the factor and the size). */
+static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
+  int fd;
+  do /* without blocking: path may be a FIFO or a device */
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) /* the back end's open reports what is wrong */
+    return DARRAY_SUCCESS;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no descriptor */
+    close(fd);
+    return DARRAY_SUCCESS;
+  }
+  char buf[SUB_RECORD_LEN];
+  ssize_t n;
+  do
+    n = pread(fd, buf, sizeof buf, 0);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n <= 0 || !darray__sub_is_record(buf, (size_t)n))
+    return DARRAY_SUCCESS;
+  sub_layout_t l;
+  int rc = darray__sub_parse(buf, (size_t)n, path, &l, msg, msglen);
+  v[1] = 1;
+  v[2] = l.unit;
+  v[3] = l.factor;
+  v[4] = l.size;
+  return rc;
+}
+
+/* An explicit hint against the record: DARRAY_EHINT naming both. */
+static int contradicts(const char *path, const char *key, int64_t hint,
+                       int64_t rec, char *msg) {
+  char sp[DARRAY_PATH_SHOWN + 1];
+  return darray__err(msg, DARRAY_EHINT, "%s=%" PRId64 ", but '%s' is a "
+                     "subfile descriptor that records %s=%" PRId64, key, hint,
+                     darray__short_path(path, sp, sizeof sp), key, rec);
+}
+
+static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
+                 char *msg) {
+  char sp[DARRAY_PATH_SHOWN + 1];
+  if (h->backend == DARRAY_BACKEND_MPIIO)
+    return darray__err(msg, DARRAY_EHINT, "darray_backend=mpiio, but '%s' is "
+                       "a subfile descriptor (recorded: darray_backend="
+                       "subfiles)", darray__short_path(path, sp, sizeof sp));
+  if (h->striping_unit != 0 && h->striping_unit != v[2])
+    return contradicts(path, "striping_unit", h->striping_unit, v[2], msg);
+  if (h->striping_factor != 0 && h->striping_factor != v[3])
+    return contradicts(path, "striping_factor", h->striping_factor, v[3],
+                       msg);
+  h->backend = DARRAY_BACKEND_SUBFILES;
+  h->striping_unit = v[2];
+  h->striping_factor = v[3];
+  return DARRAY_SUCCESS;
+}
+
+/* Every process looks for itself (no MPI call: the open's first
+ * agreement, which compares the hints, catches processes that saw
+ * different things). */
+int darray__io_subfiles_detect(const char *path, int mode,
+                               struct darray_hints *h, char *msg,
+                               size_t msglen) {
+  int64_t v[5] = {DARRAY_SUCCESS, 0, 0, 0, 0};
+  if (!(mode & DARRAY_MODE_TRUNC))
+    v[0] = look(path, v, msg, msglen);
+  if (v[0] != DARRAY_SUCCESS || v[1] == 0)
+    return (int)v[0];
+  return apply(path, v, h, msg);
+}
