@@ -230,8 +230,8 @@ int darray__agree_each(MPI_Comm comm, int n, int *codes, char *const *msgs,
   if (n > DARRAY_AGREE_EACH_MAX || nv > DARRAY_AGREE_EACH_VALS)
     return DARRAY_EINVAL; /* the callers' bounds: never */
   MPI_Comm_rank(comm, &rank);
-  for (int i = 0; i < n; i++)
-    each_in(in + i * w, codes[i], rank, vals + i * nv, nv);
+  for (int i = 0; i < n; i++) /* vals may be NULL when nv = 0 */
+    each_in(in + i * w, codes[i], rank, nv > 0 ? vals + i * nv : NULL, nv);
   MPI_Request req;
   if (MPI_Iallreduce(in, out, n * w, MPI_INT64_T, MPI_MAX, comm, &req) !=
           MPI_SUCCESS ||
