@@ -231,8 +231,9 @@ const char *darray__async_text(const darray_file_s_t *f) {
   switch (darray__async_mode(f)) {
   case DARRAY_ASYNC_THREAD:
     return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
-           "request whole, agreement and exchange included; the program "
-           "computes meanwhile";
+           "request whole, agreement and exchange included (requests "
+           "queued together share their agreements); the program computes "
+           "meanwhile";
   case DARRAY_ASYNC_FILES:
     return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
            "direct and sieve transfers on the posix back end in a thread of "
