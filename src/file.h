@@ -23,7 +23,8 @@ typedef struct darray_file_s {
   int64_t ncalls;     /* read and write calls posted so far (their number
                          in DARRAYIO_VERBOSE's lines) */
   int64_t rounds;     /* the agreements of read and write calls (begins
-                         and ends; a batch's vectors count once each):
+                         and ends, blocking or not; a batch's vectors
+                         count once each), made by one thread at a time:
                          tests ask darray__async_rounds */
   /* the planner's whole-array decisions on this file, per operation
    * (read, write) for the last DARRAY_PLAN_MEMO arrays used with it

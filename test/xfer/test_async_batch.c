@@ -32,7 +32,8 @@
  *    the others write their arrays, the third's bytes stay untouched;
  *  - with fault injection: the third request's transfer fails on the
  *    last rank (its first write call); its wait reports EIO everywhere,
- *    the other requests (reads) give their bytes.
+ *    the other requests (reads) give their bytes;
+ *  - darray_async=files: no batches, 2 rounds per request.
  * Run: mpiexec -n 1..4 ./test_async_batch
  */
 #include "testutil.h"
@@ -115,11 +116,12 @@ static void check_file(const char *path, const bool *want, const char *what) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* hints: darray_async=thread and those given */
+/* hints: those given, darray_async=thread unless they say */
 static darray_file_t open_file(const char *path, const char *hints) {
   char h[256];
-  snprintf(h, sizeof h, "%s%sdarray_async=thread", hints,
-           hints[0] ? ";" : "");
+  bool mode = strstr(hints, "darray_async") != NULL;
+  snprintf(h, sizeof h, "%s%s%s", hints, hints[0] && !mode ? ";" : "",
+           mode ? "" : "darray_async=thread");
   MPI_Info info = tu_info(h);
   darray_file_t f = NULL;
   TU_OK(darray_file_open(MPI_COMM_WORLD, path, DARRAY_MODE_RDWR, info, &f));
@@ -336,6 +338,26 @@ static void transfer_fault(fixture_t *t) {
   TU_OK(darray_file_close(&f));
 }
 
+/* darray_async=files does not batch (async_batch.c says why): two rounds
+ * per request, however they are posted. */
+static void files_mode(fixture_t *t) {
+  bool all[K];
+  for (int k = 0; k < K; k++)
+    all[k] = true;
+  write_reference(t->path, all);
+  darray_file_t f = open_file(t->path, "darray_async=files");
+  darray_request_t req[K];
+  int64_t r0 = darray__async_rounds(f);
+  for (int i = 0; i < K; i++)
+    TU_OK(post_read(t, f, i, &req[i]));
+  TU_OK(darray_wait_all(f, K, req, NULL));
+  TU_EQ_I64(darray__async_rounds(f) - r0, 2 * K);
+  for (int k = 0; k < K; k++)
+    TU_CHECK(tu_compare_bytes(t->back[k], t->buf[k], t->bytes[k],
+                              "reads, darray_async=files") == 0);
+  TU_OK(darray_file_close(&f));
+}
+
 int main(int argc, char **argv) {
   int got = tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
   if (got < MPI_THREAD_MULTIPLE)
@@ -350,6 +372,7 @@ int main(int argc, char **argv) {
   whole_arrays(&t, "darray_strategy=sieve;ind_wr_buffer_size=100");
   bad_argument(&t);
   transfer_fault(&t);
+  files_mode(&t);
   teardown(&t);
   return tu_finish();
 }
