@@ -1354,10 +1354,14 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * one collective, their transfers follow in post order, and one
  * collective agrees on every result: 3 agreement rounds for the batch
  * instead of 2 per request. Only whole-array reads and writes outside a
- * dataset join a batch (a section request may lead one), at most 32, and
- * a request whose bytes meet an earlier one's in the batch, one of them
- * a write, starts the next batch instead (so a read posted after a write
- * of the same bytes still sees them). Each request keeps its own result
+ * dataset join a batch (a section request may lead one), at most 32,
+ * whose arrays' file extents together fit in the largest of the buffer
+ * hints (`cb_buffer_size`, `ind_rd_buffer_size`, `ind_wr_buffer_size`:
+ * every request of a batch is prepared before the first one moves bytes,
+ * so this bounds the batch's memory); a request whose bytes meet an
+ * earlier one's in the batch, one of them a write, starts the next batch
+ * instead (so a read posted after a write of the same bytes still sees
+ * them). Each request keeps its own result
  * and message: a failure in one request of a batch is reported by that
  * request's completion, on every process, and the others are unaffected.
  * The bytes still move request by request (their runs are not merged into

@@ -70,16 +70,36 @@ static bool meets(async_req_t *const *b, int n, const async_req_t *r) {
   return false;
 }
 
+/* Whether r fits in a batch spanning *span file bytes so far (then it
+ * spans them with r's). Every request of a batch is prepared before the
+ * first one runs, and a strategy's buffers are no larger than its call's
+ * extent nor than its hint: so the extents of a batch together stay within
+ * one call's largest buffer hint, and its memory with them. */
+static bool fits(int64_t *span, const async_req_t *r) {
+  const darray_hints_t *h = &r->c.x.f->hints;
+  int64_t cap = h->cb_buffer_size, sum;
+  if (h->ind_rd_buffer_size > cap)
+    cap = h->ind_rd_buffer_size;
+  if (h->ind_wr_buffer_size > cap)
+    cap = h->ind_wr_buffer_size;
+  if (!darray__add_ok(*span, r->hi - r->lo, &sum) || sum > cap)
+    return false;
+  *span = sum;
+  return true;
+}
+
 /* thread (under q's mutex): r and the requests queued right behind it
  * that could join it in a batch, into b; how many. */
 static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b) {
   int n = 1;
+  int64_t span = 0;
   b[0] = r;
-  if (q->mode != DARRAY_ASYNC_THREAD || !joinable(r, true))
+  if (q->mode != DARRAY_ASYNC_THREAD || !joinable(r, true) ||
+      !fits(&span, r))
     return 1;
   for (async_req_t *p = r->next; p != NULL && n < DARRAY_AGREE_EACH_MAX &&
                                  p->state == R_QUEUED && joinable(p, false) &&
-                                 !meets(b, n, p);
+                                 !meets(b, n, p) && fits(&span, p);
        p = p->next)
     b[n++] = p;
   return n;

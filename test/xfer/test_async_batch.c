@@ -33,6 +33,8 @@
  *  - with fault injection: the third request's transfer fails on the
  *    last rank (its first write call); its wait reports EIO everywhere,
  *    the other requests (reads) give their bytes;
+ *  - the extents of a batch stay within the largest buffer hint: room
+ *    for two arrays makes three batches of six writes (9 rounds);
  *  - darray_async=files: no batches, 2 rounds per request.
  * Run: mpiexec -n 1..4 ./test_async_batch
  */
@@ -338,6 +340,25 @@ static void transfer_fault(fixture_t *t) {
   TU_OK(darray_file_close(&f));
 }
 
+/* A batch's extents stay within the largest buffer hint: with room for
+ * two arrays, six writes go in three batches of two (9 rounds). */
+static void bounded(fixture_t *t) {
+  bool none[K] = {false}, all[K];
+  for (int k = 0; k < K; k++)
+    all[k] = true;
+  write_reference(t->path, none);
+  char h[160];
+  int64_t room = 2 * G0 * G1 * 8 + 8; /* two arrays, not three */
+  snprintf(h, sizeof h, "cb_buffer_size=%lld;ind_rd_buffer_size=%lld;"
+           "ind_wr_buffer_size=%lld", (long long)room, (long long)room,
+           (long long)room);
+  darray_file_t f = open_file(t->path, h);
+  int codes[K];
+  TU_EQ_I64(held_batch(t, f, K, post_write, codes), 9);
+  TU_OK(darray_file_close(&f));
+  check_file(t->path, all, "batches bounded by the buffer hints");
+}
+
 /* darray_async=files does not batch (async_batch.c says why): two rounds
  * per request, however they are posted. */
 static void files_mode(fixture_t *t) {
@@ -372,6 +393,7 @@ int main(int argc, char **argv) {
   whole_arrays(&t, "darray_strategy=sieve;ind_wr_buffer_size=100");
   bad_argument(&t);
   transfer_fault(&t);
+  bounded(&t);
   files_mode(&t);
   teardown(&t);
   return tu_finish();
