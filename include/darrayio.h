@@ -1382,6 +1382,33 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * request's result (its message in darray_file_errmsg()), or
  * DARRAY_SUCCESS.
  *
+ * What is merged, and when: with `MPI_THREAD_MULTIPLE` (darray_async =
+ * thread) the file's I/O thread runs requests that are queued together
+ * (posted, not yet started, on every process) as one batch, whatever call
+ * completes them: the first request's agreement carries each process's
+ * count of requests queued behind it, the least count (the same on every
+ * process) sets the batch, the other requests' begins are agreed on in
+ * one collective, their transfers follow in post order, and one
+ * collective agrees on every result: 3 agreement rounds for the batch
+ * instead of 2 per request. Only whole-array reads and writes outside a
+ * dataset join a batch (a section request may lead one), at most 32,
+ * whose arrays' file extents together fit in the largest of the buffer
+ * hints (`cb_buffer_size`, `ind_rd_buffer_size`, `ind_wr_buffer_size`:
+ * every request of a batch is prepared before the first one moves bytes,
+ * so this bounds the batch's memory); a request whose bytes meet an
+ * earlier one's in the batch, one of them a write, starts the next batch
+ * instead (so a read posted after a write of the same bytes still sees
+ * them). Each request keeps its own result
+ * and message: a failure in one request of a batch is reported by that
+ * request's completion, on every process, and the others are unaffected.
+ * The bytes still move request by request (their runs are not merged into
+ * one access). Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
+ * is merged: each request's agreement before its transfer happens when it
+ * is posted, before later posts are known, and its final agreement may be
+ * started by darray_test() on some processes and not on others, so the
+ * requests still unagreed at a darray_wait_all() are not the same set
+ * everywhere.
+ *
  * \param f    the file the requests were posted on
  * \param n    number of entries of \p reqs (>= 0)
  * \param[in,out] reqs the requests

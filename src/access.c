@@ -10,6 +10,8 @@
  * numbers (access.h) is computed here, once per call.
  */
 #include "strategy.h"
+#include "agree.h"
+#include "xfer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,5 +211,57 @@ int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
   darray__section_box(x->a, b, b + x->a->d.ndims, DARRAY_ORDER_C, s);
   *sec = s;
   *nsec = 1;
+  return DARRAY_SUCCESS;
+}
+
+/* ---- a section call's boxes (darray_xfer.c) ------------------------------ */
+
+/* Elements of a section; checks the box lies inside the array. */
+int darray__region_args(xfer_t *x, const region_t *g, int64_t *n) {
+  const struct darray_s *a = x->a;
+  *n = 0;
+  if (g->start == NULL || g->count == NULL)
+    return darray__err(x->msg, DARRAY_ENULL, "%s is NULL",
+                       g->start == NULL ? "start" : "count");
+  if (g->order != DARRAY_ORDER_C && g->order != DARRAY_ORDER_FORTRAN)
+    return darray__err(x->msg, DARRAY_EORDER,
+                       "order = %d: a section buffer is in C or Fortran "
+                       "order", (int)g->order);
+  int64_t elems = 1;
+  for (int d = 0; d < a->d.ndims; d++) {
+    if (g->start[d] < 0 || g->count[d] < 0 ||
+        g->count[d] > a->d.gsizes[d] - g->start[d])
+      return darray__err(x->msg, DARRAY_EINDEX,
+                         "start[%d] = %lld, count[%d] = %lld: not inside "
+                         "[0, %lld)", d, (long long)g->start[d], d,
+                         (long long)g->count[d], (long long)a->d.gsizes[d]);
+    elems *= g->count[d];
+  }
+  *n = elems;
+  return DARRAY_SUCCESS;
+}
+
+/* Gather every process's box (collective; called by every process once
+ * all have agreed that their arguments are good); writes must not
+ * overlap. */
+int darray__gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
+  const struct darray_s *a = x->a;
+  int nd = a->d.ndims, P = a->d.nprocs;
+  int64_t mine[2 * DARRAY_MAX_DIMS];
+  for (int d = 0; d < nd; d++) {
+    mine[d] = g->start[d];
+    mine[nd + d] = g->count[d];
+  }
+  MPI_Request req;
+  if (MPI_Iallgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
+                     x->f->comm, &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
+  for (int i = 0; x->write && i < P; i++)
+    for (int j = i + 1; j < P; j++)
+      if (darray__boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
+        return darray__err(x->msg, DARRAY_EOVERLAP,
+                           "darray_write_section: the sections of ranks %d "
+                           "and %d overlap", i, j);
   return DARRAY_SUCCESS;
 }

@@ -40,6 +40,27 @@ DARRAY_HIDDEN int darray__agree_first(MPI_Comm comm, int code, char *msg,
                                       const int64_t *vals, int n, int *bad,
                                       int *late);
 
+/* darray__agree_first that also gives every process the smallest of the
+ * processes' *least (into *least; 0 when the allreduce fails here): the
+ * size of a batch of requests (src/async/async_batch.c), in the same
+ * allreduce. */
+DARRAY_HIDDEN int darray__agree_batch(MPI_Comm comm, int code, char *msg,
+                                      const int64_t *vals, int n, int *bad,
+                                      int *late, int64_t *least);
+
+/* Many requests' agreements in one collective (src/async/async_batch.c):
+ * request i's code codes[i] (replaced by the agreed one, a failure's
+ * message told in msgs[i] as darray__agree does) and its values
+ * vals[i * nv .. i * nv + nv) checked equal (a difference: codes[i] =
+ * DARRAY_EINCONSISTENT, bads[i] the first index; bads may be NULL when
+ * nv = 0). n <= DARRAY_AGREE_EACH_MAX, nv <= DARRAY_AGREE_EACH_VALS.
+ * DARRAY_EMPI when the allreduce fails here (codes left alone). */
+#define DARRAY_AGREE_EACH_MAX 32
+#define DARRAY_AGREE_EACH_VALS 4
+DARRAY_HIDDEN int darray__agree_each(MPI_Comm comm, int n, int *codes,
+                                     char *const *msgs, const int64_t *vals,
+                                     int nv, int *bads);
+
 /*
  * After an agreement found that processes passed different values: name
  * two of them. Each process gives its value (mine, as agreed on) and the

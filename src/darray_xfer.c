@@ -43,56 +43,6 @@ static int common_args(xfer_t *x) {
   return DARRAY_SUCCESS;
 }
 
-/* Elements of a section; checks the box lies inside the array. */
-static int region_args(xfer_t *x, const region_t *g, int64_t *n) {
-  const struct darray_s *a = x->a;
-  *n = 0;
-  if (g->start == NULL || g->count == NULL)
-    return darray__err(x->msg, DARRAY_ENULL, "%s is NULL",
-                       g->start == NULL ? "start" : "count");
-  if (g->order != DARRAY_ORDER_C && g->order != DARRAY_ORDER_FORTRAN)
-    return darray__err(x->msg, DARRAY_EORDER,
-                       "order = %d: a section buffer is in C or Fortran "
-                       "order", (int)g->order);
-  int64_t elems = 1;
-  for (int d = 0; d < a->d.ndims; d++) {
-    if (g->start[d] < 0 || g->count[d] < 0 ||
-        g->count[d] > a->d.gsizes[d] - g->start[d])
-      return darray__err(x->msg, DARRAY_EINDEX,
-                         "start[%d] = %lld, count[%d] = %lld: not inside "
-                         "[0, %lld)", d, (long long)g->start[d], d,
-                         (long long)g->count[d], (long long)a->d.gsizes[d]);
-    elems *= g->count[d];
-  }
-  *n = elems;
-  return DARRAY_SUCCESS;
-}
-
-/* Gather every process's box (collective; called by every process once
- * all have agreed that their arguments are good); writes must not
- * overlap. */
-static int gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
-  const struct darray_s *a = x->a;
-  int nd = a->d.ndims, P = a->d.nprocs;
-  int64_t mine[2 * DARRAY_MAX_DIMS];
-  for (int d = 0; d < nd; d++) {
-    mine[d] = g->start[d];
-    mine[nd + d] = g->count[d];
-  }
-  MPI_Request req;
-  if (MPI_Iallgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
-                     x->f->comm, &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
-  for (int i = 0; x->write && i < P; i++)
-    for (int j = i + 1; j < P; j++)
-      if (darray__boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
-        return darray__err(x->msg, DARRAY_EOVERLAP,
-                           "darray_write_section: the sections of ranks %d "
-                           "and %d overlap", i, j);
-  return DARRAY_SUCCESS;
-}
-
 static const char *call_name(const xfer_t *x, const region_t *g) {
   static const char *const names[2][2] = {
       {"darray_read", "darray_read_section"},
@@ -107,18 +57,21 @@ static const char *call_name(const xfer_t *x, const region_t *g) {
  * plan). Both agreements of every call have this shape, so that processes
  * that make different calls still meet in matching collectives and learn
  * it (a read matched with a write, a section with a whole array); a
- * disagreement names the argument and two processes' values of it.
+ * disagreement names the argument and two processes' values of it. It
+ * also carries x->batch (the least over the processes comes back).
  */
-static int agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
-                      int rc) {
-  int kind = (x->write ? 0 : 1) + (g != NULL ? 2 : 0);
-  int64_t vals[4] = {kind, x->a->desc_hash, x->a->d.disp,
-                     s ? (int64_t)darray__hash(0, s->name, strlen(s->name))
-                       : 0};
-  int bad = -1;
-  rc = darray__agree_first(x->f->comm, rc, x->msg, vals, 4, &bad, &x->late);
-  if (rc != DARRAY_EINCONSISTENT)
-    return rc;
+static void call_vals(const xfer_t *x, const region_t *g,
+                      const strategy_t *s, int64_t vals[4]) {
+  vals[0] = (x->write ? 0 : 1) + (g != NULL ? 2 : 0);
+  vals[1] = x->a->desc_hash;
+  vals[2] = x->a->d.disp;
+  vals[3] = s ? (int64_t)darray__hash(0, s->name, strlen(s->name)) : 0;
+}
+
+/* Processes passed different vals[bad] (collective, on the failure path:
+ * every process comes here): the message names it and two values. */
+static void call_differ(xfer_t *x, const region_t *g, const strategy_t *s,
+                        const int64_t *vals, int bad, int rc) {
   static const char *const what[] = {"calls", "array descriptions",
                                      "displacements", "strategies (hints)"};
   char text[200];
@@ -133,6 +86,18 @@ static int agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
   darray__err(x->msg, rc, "%s: processes %s different %s", call_name(x, g),
               bad == 0 ? "made" : "passed", what[bad]);
   darray__agree_differ(x->f->comm, vals[bad], text, x->msg, sizeof x->msg);
+}
+
+static int agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
+                      int rc) {
+  int64_t vals[4];
+  call_vals(x, g, s, vals);
+  int bad = -1;
+  x->f->rounds++;
+  rc = darray__agree_batch(x->f->comm, rc, x->msg, vals, 4, &bad, &x->late,
+                           &x->batch);
+  if (rc == DARRAY_EINCONSISTENT)
+    call_differ(x, g, s, vals, bad, rc);
   return rc;
 }
 
@@ -149,7 +114,7 @@ static int access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
   }
   int64_t n = 0;
   if (rc == DARRAY_SUCCESS)
-    rc = region_args(x, g, &n);
+    rc = darray__region_args(x, g, &n);
   if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
     rc = darray__err(x->msg, DARRAY_ENULL,
                      "buf is NULL but the section has %lld elements",
@@ -166,7 +131,7 @@ static int access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
   x->sec = &x->box_sec;
   x->nsec = 1;
   x->boxes = x->boxes_owned;
-  return gather_boxes(x, g, x->boxes_owned);
+  return darray__gather_boxes(x, g, x->boxes_owned);
 }
 
 /* DARRAYIO_VERBOSE=1: rank 0 says what each call does and why. */
@@ -185,52 +150,6 @@ static int say_plan(xfer_t *x, const region_t *g,
     fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; estimates: "
             "%s\n", call_name(x, g), p.s->name, x->f->io.ops->name, p.why,
             darray__plan_estimates(&p, est, sizeof est));
-  return rc;
-}
-
-/* The planner's decision, remembered for whole-array calls: it walks a
- * sample of runs of up to 8 processes (10-20 % of a 0.5 MiB read at 4
- * processes, BTIO class W), and its answer depends only on the committed
- * array, the operation and the hints, not on the displacement (BTIO: one
- * per dump): its terms are differences of file offsets, except on a
- * striped file, where the first call's displacement decides (on every
- * process; each call places its domains on the stripes itself). */
-#define DARRAY_PLAN_MEMO 4 /* arrays remembered per file and operation */
-
-/* The file's remembered decision for array a, or NULL. */
-static const strategy_t **memo_of(darray_file_t f, const struct darray_s *a,
-                                  int w) {
-  for (int k = 0; k < DARRAY_PLAN_MEMO; k++)
-    if (f->plan_memo[w][k].array == a->id)
-      return &f->plan_memo[w][k].s;
-  return NULL;
-}
-
-/* Remember a decision, replacing the oldest entry. */
-static void memo_keep(darray_file_t f, const struct darray_s *a, int w,
-                      const strategy_t *s) {
-  const strategy_t **m = memo_of(f, a, w);
-  if (m == NULL) {
-    int k = f->memo_next[w];
-    f->memo_next[w] = (k + 1) % DARRAY_PLAN_MEMO;
-    f->plan_memo[w][k].array = a->id;
-    m = &f->plan_memo[w][k].s;
-  }
-  *m = s;
-}
-
-static int plan(xfer_t *x, const region_t *g, const strategy_t **s) {
-  int w = x->write;
-  /* background requests plan apart (plan.c, rule 3) */
-  bool memo = g == NULL && !x->background;
-  const strategy_t **m = memo ? memo_of(x->f, x->a, w) : NULL;
-  if (m != NULL) {
-    *s = *m;
-    return DARRAY_SUCCESS;
-  }
-  int rc = darray__plan_choose(x, s);
-  if (rc == DARRAY_SUCCESS && memo)
-    memo_keep(x->f, x->a, w, *s);
   return rc;
 }
 
@@ -259,11 +178,10 @@ int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
   return lim > 0 && lim < es ? hint : es;
 }
 
-/* Prepare strategy s and agree, before any byte moves, on the outcome
- * (rc: this process's result so far), the call, the description, the
- * displacement and the strategy. */
-static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
-                      int rc) {
+/* Prepare strategy s (local): this process's result so far (rc) and the
+ * preparation's. */
+static int begin_local(xfer_t *x, const region_t *g, const strategy_t *s,
+                       int rc) {
   if (x->strategy != NULL && x->strategy->finish != NULL)
     x->strategy->finish(x); /* an earlier attempt's state */
   x->strategy = s;
@@ -278,7 +196,39 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
   if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */
     rc = x->late;
   x->late = DARRAY_SUCCESS;
-  return agree_call(x, g, s, rc);
+  return rc;
+}
+
+/* Prepare strategy s and agree, before any byte moves, on the outcome
+ * (rc: this process's result so far), the call, the description, the
+ * displacement and the strategy. */
+static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
+                      int rc) {
+  return agree_call(x, g, s, begin_local(x, g, s, rc));
+}
+
+/* After the begin's agreement (rc): the planner's choice needs more memory
+ * than darray_temp_limit allows (or larger MPI counts than exist)? Direct
+ * runs (the table's first entry) need at most one element of buffer, none
+ * for cells contiguous in memory. Every process comes here (the code and
+ * the hints are agreed on), also one whose own failure came before the
+ * plan (pre; its strategy is not the others'): it agrees again on that
+ * failure, with its message. */
+static int begin_fallback(xfer_t *x, const region_t *g, int pre, int rc) {
+  const strategy_t *s = x->strategy, *fallback = darray__strategies[0];
+  if (rc == DARRAY_ELIMIT && darray__plan_forced(x) == NULL) {
+    const struct darray_s *a = x->a;
+    if (verbose() && a->rank == 0 && pre == DARRAY_SUCCESS)
+      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
+              call_name(x, g), fallback->name, s->name, x->msg);
+    if (pre == DARRAY_SUCCESS)
+      x->msg[0] = '\0';
+    rc = begin_with(x, g, fallback, pre);
+    if (rc == DARRAY_SUCCESS && g == NULL && !x->background && s != fallback)
+      darray__plan_keep(x->f, a, x->write, fallback); /* the same refusal */
+  }
+  x->failed_early = rc != DARRAY_SUCCESS;
+  return rc;
 }
 
 /*
@@ -298,10 +248,9 @@ static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
  *          result is agreed on, so every process returns the same code.
  */
 static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
-  const strategy_t *s = darray__strategies[0], *fallback = s;
-  int rc = rc0; /* the local checks (setup) */
+  const strategy_t *s = darray__strategies[0];
   bool agreed = false;
-  rc = access_of(x, g, rc, &agreed);
+  int rc = access_of(x, g, rc0, &agreed);
   if (agreed) { /* a section call's first agreement failed: a process
                    that made another call (a whole array) agrees once */
     x->strategy = s;
@@ -309,31 +258,9 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
     return rc;
   }
   if (rc == DARRAY_SUCCESS)
-    rc = verbose() ? say_plan(x, g, &s) : plan(x, g, &s);
+    rc = verbose() ? say_plan(x, g, &s) : darray__plan_call(x, g == NULL, &s);
   int pre = rc; /* this process's failure before any strategy */
-  rc = begin_with(x, g, s, rc);
-  if (rc == DARRAY_ELIMIT && darray__plan_forced(x) == NULL) {
-    /* the planner's choice needs more memory than darray_temp_limit
-     * allows (or larger MPI counts than exist); direct runs (the table's
-     * first entry) need at most one element of buffer, none for cells
-     * contiguous in memory. Every process comes here (the code and the
-     * hints are agreed on), also one whose own failure came before the
-     * plan (its strategy is not the others'): it agrees again on that
-     * failure, with its message. */
-    const struct darray_s *a = x->a;
-    if (verbose() && a->rank == 0 && pre == DARRAY_SUCCESS)
-      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
-              call_name(x, g), fallback->name, s->name, x->msg);
-    bool same = s == fallback;
-    s = fallback;
-    if (pre == DARRAY_SUCCESS)
-      x->msg[0] = '\0';
-    rc = begin_with(x, g, s, pre);
-    if (rc == DARRAY_SUCCESS && g == NULL && !x->background && !same)
-      memo_keep(x->f, a, x->write, s); /* the same refusal every time */
-  }
-  x->failed_early = rc != DARRAY_SUCCESS;
-  return rc;
+  return begin_fallback(x, g, pre, begin_with(x, g, s, rc));
 }
 
 static const region_t *region_of(const xcall_t *c) {
@@ -389,14 +316,41 @@ static int64_t call_bytes(const xcall_t *c) {
   return total;
 }
 
-int darray__xcall_begin(xcall_t *c) {
-  int rc = xfer_begin(&c->x, region_of(c), c->rc0);
+/* What follows a successful begin. */
+static int begun(xcall_t *c, int rc) {
   if (rc == DARRAY_SUCCESS)
     darray__format_begin(c->x.f, c->member, &c->x, !c->section, c->blocking,
                          &c->share);
   if (rc == DARRAY_SUCCESS && verbose())
     c->bytes = call_bytes(c);
   return rc;
+}
+
+int darray__xcall_begin(xcall_t *c) {
+  return begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
+}
+
+/* xfer_begin up to its agreement (a whole-array call's access and plan
+ * are local). */
+int darray__xcall_begin_local(xcall_t *c, int64_t vals[4], int *pre) {
+  xfer_t *x = &c->x;
+  const strategy_t *s = darray__strategies[0];
+  bool agreed = false;
+  int rc = access_of(x, NULL, c->rc0, &agreed);
+  if (rc == DARRAY_SUCCESS)
+    rc = verbose() ? say_plan(x, NULL, &s) : darray__plan_call(x, true, &s);
+  *pre = rc;
+  rc = begin_local(x, NULL, s, rc);
+  call_vals(x, NULL, s, vals);
+  return rc;
+}
+
+int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
+                               const int64_t vals[4], int pre) {
+  xfer_t *x = &c->x;
+  if (rc == DARRAY_EINCONSISTENT)
+    call_differ(x, NULL, x->strategy, vals, bad, rc);
+  return begun(c, begin_fallback(x, NULL, pre, rc));
 }
 
 int darray__xcall_run(xcall_t *c) { return c->x.strategy->run(&c->x); }
@@ -441,8 +395,10 @@ int darray__xcall_after(xcall_t *c, int rc) {
 int darray__xcall_end(xcall_t *c, int rc) {
   bool agree;
   rc = darray__xcall_end_local(c, rc, &agree);
-  if (agree)
+  if (agree) {
+    c->x.f->rounds++;
     rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+  }
   return darray__xcall_after(c, rc);
 }
 

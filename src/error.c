@@ -127,12 +127,13 @@ static int tell_failure(MPI_Comm comm, int code, int agreed, int who,
  * One MPI_Allreduce(MAX) carries both the result and a consistency check:
  * element 0 encodes (-code, rank) so that the most negative code wins and,
  * among equal codes, the lowest rank; then come the values and their
- * bitwise complements, whose maxima give each value's maximum and minimum.
+ * bitwise complements, whose maxima give each value's maximum and minimum;
+ * last, with least, its negation, whose maximum gives its minimum.
  */
 static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
-                 int n, int *bad, int *late) {
+                 int n, int *bad, int *late, int64_t *least) {
   enum { MAXV = 32 };
-  int64_t in[1 + 2 * MAXV], out[1 + 2 * MAXV];
+  int64_t in[2 + 2 * MAXV], out[2 + 2 * MAXV];
   int rank;
   if (n > MAXV)
     n = MAXV;
@@ -142,10 +143,14 @@ static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
     in[1 + i] = vals[i];
     in[1 + n + i] = ~vals[i];
   }
+  in[1 + 2 * n] = least != NULL ? -*least : 0;
+  int len = 1 + 2 * n + (least != NULL);
   MPI_Request req;
-  if (MPI_Iallreduce(in, out, 1 + 2 * n, MPI_INT64_T, MPI_MAX, comm,
-                     &req) != MPI_SUCCESS ||
+  if (MPI_Iallreduce(in, out, len, MPI_INT64_T, MPI_MAX, comm, &req) !=
+          MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS) {
+    if (least != NULL)
+      *least = 0;
     if (late == NULL)
       return darray__err(msg, DARRAY_EMPI, "MPI_Allreduce failed while "
                                            "agreeing on the result");
@@ -156,6 +161,8 @@ static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
   }
   int agreed = (int)-(out[0] >> 32);
   int who = INT32_MAX - (int)(out[0] & 0xffffffff);
+  if (least != NULL)
+    *least = -out[1 + 2 * n];
   if (agreed != DARRAY_SUCCESS)
     return tell_failure(comm, code, agreed, who, rank, msg);
   for (int i = 0; i < n; i++)
@@ -169,7 +176,7 @@ static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
 
 int darray__agree_check(MPI_Comm comm, int code, char *msg,
                         const int64_t *vals, int n, int *bad) {
-  return agree(comm, code, msg, vals, n, bad, NULL);
+  return agree(comm, code, msg, vals, n, bad, NULL, NULL);
 }
 
 /*
@@ -184,11 +191,68 @@ int darray__agree_check(MPI_Comm comm, int code, char *msg,
  */
 int darray__agree_first(MPI_Comm comm, int code, char *msg,
                         const int64_t *vals, int n, int *bad, int *late) {
-  return agree(comm, code, msg, vals, n, bad, late);
+  return agree(comm, code, msg, vals, n, bad, late, NULL);
+}
+
+int darray__agree_batch(MPI_Comm comm, int code, char *msg,
+                        const int64_t *vals, int n, int *bad, int *late,
+                        int64_t *least) {
+  return agree(comm, code, msg, vals, n, bad, late, least);
 }
 
 int darray__agree(MPI_Comm comm, int code, char *msg) {
-  return agree(comm, code, msg, NULL, 0, NULL, NULL);
+  return agree(comm, code, msg, NULL, 0, NULL, NULL, NULL);
+}
+
+/* One request's slots in darray__agree_each: its code as agree's element
+ * 0, its values, their complements. */
+static void each_in(int64_t *in, int code, int rank, const int64_t *vals,
+                    int nv) {
+  in[0] = ((int64_t)(-code) << 32) | (int64_t)(INT32_MAX - rank);
+  for (int j = 0; j < nv; j++) {
+    in[1 + j] = vals[j];
+    in[1 + nv + j] = ~vals[j];
+  }
+}
+
+/*
+ * Many agreements in one MPI_Allreduce(MAX): agree's encoding, one slot
+ * of 1 + 2 nv numbers per request. Then, in request order, each failed
+ * request's message goes from its failing rank to the others (the agreed
+ * codes are the same everywhere, so every process makes the same
+ * broadcasts).
+ */
+int darray__agree_each(MPI_Comm comm, int n, int *codes, char *const *msgs,
+                       const int64_t *vals, int nv, int *bads) {
+  enum { W = 1 + 2 * DARRAY_AGREE_EACH_VALS };
+  int64_t in[DARRAY_AGREE_EACH_MAX * W], out[DARRAY_AGREE_EACH_MAX * W];
+  int rank, w = 1 + 2 * nv;
+  if (n > DARRAY_AGREE_EACH_MAX || nv > DARRAY_AGREE_EACH_VALS)
+    return DARRAY_EINVAL; /* the callers' bounds: never */
+  MPI_Comm_rank(comm, &rank);
+  for (int i = 0; i < n; i++) /* vals may be NULL when nv = 0 */
+    each_in(in + i * w, codes[i], rank, nv > 0 ? vals + i * nv : NULL, nv);
+  MPI_Request req;
+  if (MPI_Iallreduce(in, out, n * w, MPI_INT64_T, MPI_MAX, comm, &req) !=
+          MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return DARRAY_EMPI;
+  for (int i = 0; i < n; i++) {
+    const int64_t *o = out + i * w;
+    int agreed = (int)-(o[0] >> 32);
+    int who = INT32_MAX - (int)(o[0] & 0xffffffff);
+    if (agreed != DARRAY_SUCCESS) {
+      codes[i] = tell_failure(comm, codes[i], agreed, who, rank, msgs[i]);
+      continue;
+    }
+    codes[i] = DARRAY_SUCCESS;
+    for (int j = 0; j < nv && codes[i] == DARRAY_SUCCESS; j++)
+      if (o[1 + j] != ~o[1 + nv + j]) {
+        bads[i] = j;
+        codes[i] = DARRAY_EINCONSISTENT;
+      }
+  }
+  return DARRAY_SUCCESS;
 }
 
 /* Room for one process's value in words (darray__agree_differ). */

@@ -22,9 +22,13 @@ typedef struct darray_file_s {
   uint64_t id;        /* unique in the process (darray__next_id) */
   int64_t ncalls;     /* read and write calls posted so far (their number
                          in DARRAYIO_VERBOSE's lines) */
+  int64_t rounds;     /* the agreements of read and write calls (begins
+                         and ends, blocking or not; a batch's vectors
+                         count once each), made by one thread at a time:
+                         tests ask darray__async_rounds */
   /* the planner's whole-array decisions on this file, per operation
    * (read, write) for the last DARRAY_PLAN_MEMO arrays used with it
-   * (darray_xfer.c): a committed array and the file's hints never change,
+   * (plan.c): a committed array and the file's hints never change,
    * so a decision holds for the file's life */
   struct {
     uint64_t array; /* the array's id; 0: none */

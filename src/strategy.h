@@ -45,6 +45,10 @@ typedef struct xfer {
                       are not candidates */
   int late; /* an agreement's allreduce failed here alone: DARRAY_EMPI,
                for the next agreement (darray__agree_first) */
+  int64_t batch; /* a request's begin: in, how many requests queued behind
+                    it could share its agreements (0: a blocking call);
+                    out, the least of that over the processes (its
+                    agreements carry it; src/async/async_batch.c) */
   /* a whole-array write of a dataset member whose CRC-32 is kept
    * (src/format), under a strategy whose entry says crc_share: its run
    * feeds this process's share of the CRC from the bytes it writes
@@ -191,6 +195,16 @@ DARRAY_HIDDEN const strategy_t *darray__plan_forced(const xfer_t *x);
 /* Choose the strategy for a call: the same on every process, computed
  * without communication. Fails only when out of memory. */
 DARRAY_HIDDEN int darray__plan_choose(xfer_t *x, const strategy_t **s);
+/* darray__plan_choose, or for a whole-array call (whole) the file's
+ * remembered decision for the array and operation (plan.c: why it holds),
+ * remembering a new one. */
+DARRAY_HIDDEN int darray__plan_call(xfer_t *x, bool whole,
+                                    const strategy_t **s);
+/* Remember s as the decision for a's whole-array calls of operation w
+ * (1: write) on f. */
+DARRAY_HIDDEN void darray__plan_keep(struct darray_file_s *f,
+                                     const struct darray_s *a, int w,
+                                     const strategy_t *s);
 /* The same decision, with every estimate and the reason in words. */
 DARRAY_HIDDEN int darray__plan_explain(xfer_t *x, plan_t *p);
 /* Every entry's estimate in words, in the table's order ("direct 1.234

@@ -30,6 +30,15 @@ typedef struct region {
   darray_order_t order;
 } region_t;
 
+/* A section call's checks of its box (local; its elements into *n), and
+ * the gather of every process's box into all (collective, once every
+ * process has agreed that its arguments are good; writes must not
+ * overlap). access.c. */
+DARRAY_HIDDEN int darray__region_args(xfer_t *x, const region_t *g,
+                                      int64_t *n);
+DARRAY_HIDDEN int darray__gather_boxes(xfer_t *x, const region_t *g,
+                                       int64_t *all);
+
 /* One call: its xfer, the description it moves (a copy of the array, at
  * its member's offset in a dataset), its region. */
 typedef struct xcall {
@@ -57,6 +66,18 @@ DARRAY_HIDDEN int darray__xcall_setup(xcall_t *c, struct darray_file_s *f,
                                       struct darray_s *a, void *buf,
                                       bool write, const region_t *g);
 DARRAY_HIDDEN int darray__xcall_begin(xcall_t *c);
+/* begin in two halves, for requests whose begins are agreed on together
+ * (src/async/async_batch.c); whole-array calls only (a section's begin
+ * has collectives of its own). begin_local: the access, the plan and the
+ * strategy's preparation, local; the values the agreement checks into
+ * vals and the result before the plan into *pre. begin_agreed: with the
+ * agreed code (rc; bad: the index of a value that differs, for
+ * DARRAY_EINCONSISTENT), what follows the agreement (collective on the
+ * failure path: every process comes with the same rc). */
+DARRAY_HIDDEN int darray__xcall_begin_local(xcall_t *c, int64_t vals[4],
+                                            int *pre);
+DARRAY_HIDDEN int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
+                                             const int64_t vals[4], int pre);
 DARRAY_HIDDEN int darray__xcall_run(xcall_t *c);
 /* end_local: the strategy's state is freed and a failure gets its
  * message; *agree says whether the result still needs its agreement (no:

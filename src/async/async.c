@@ -53,10 +53,92 @@ static int execute(int mode, xcall_t *c, bool sync) {
   return darray__xcall_end(c, rc);
 }
 
+/* thread: whether r may share agreements with the requests around it
+ * (async_batch.c says why these). first: the batch's first request, whose
+ * begin runs alone. */
+static bool joinable(const async_req_t *r, bool first) {
+  return !r->sync && r->c.member < 0 && (first || !r->c.section);
+}
+
+/* Whether r's bytes may meet those of one of b[0..n), one of them a
+ * write (the extents come from the descriptions: the same everywhere). */
+static bool meets(async_req_t *const *b, int n, const async_req_t *r) {
+  for (int i = 0; i < n; i++)
+    if ((b[i]->c.x.write || r->c.x.write) && b[i]->lo < r->hi &&
+        r->lo < b[i]->hi)
+      return true;
+  return false;
+}
+
+/* Whether r fits in a batch spanning *span file bytes so far (then it
+ * spans them with r's). Every request of a batch is prepared before the
+ * first one runs, and a strategy's buffers are no larger than its call's
+ * extent nor than its hint: so the extents of a batch together stay within
+ * one call's largest buffer hint, and its memory with them. */
+static bool fits(int64_t *span, const async_req_t *r) {
+  const darray_hints_t *h = &r->c.x.f->hints;
+  int64_t cap = h->cb_buffer_size, sum;
+  if (h->ind_rd_buffer_size > cap)
+    cap = h->ind_rd_buffer_size;
+  if (h->ind_wr_buffer_size > cap)
+    cap = h->ind_wr_buffer_size;
+  if (!darray__add_ok(*span, r->hi - r->lo, &sum) || sum > cap)
+    return false;
+  *span = sum;
+  return true;
+}
+
+/* thread (under q's mutex): r and the requests queued right behind it
+ * that could join it in a batch, into b; how many. */
+static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b) {
+  int n = 1;
+  int64_t span = 0;
+  b[0] = r;
+  if (q->mode != DARRAY_ASYNC_THREAD || !joinable(r, true) ||
+      !fits(&span, r))
+    return 1;
+  for (async_req_t *p = r->next; p != NULL && n < DARRAY_AGREE_EACH_MAX &&
+                                 p->state == R_QUEUED && joinable(p, false) &&
+                                 !meets(b, n, p) && fits(&span, p);
+       p = p->next)
+    b[n++] = p;
+  return n;
+}
+
+/* Tests' hold on the I/O threads (darray__async_hold). */
+static pthread_mutex_t hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+static bool held;
+
+void darray__async_hold(bool on) {
+  pthread_mutex_lock(&hold_mu);
+  held = on;
+  pthread_cond_broadcast(&hold_cv);
+  pthread_mutex_unlock(&hold_mu);
+}
+
+static void hold_wait(void) {
+  pthread_mutex_lock(&hold_mu);
+  while (held)
+    pthread_cond_wait(&hold_cv, &hold_mu);
+  pthread_mutex_unlock(&hold_mu);
+}
+
+/* Run b[0] (and in thread mode those of b[1..nb) every process has
+ * queued too); how many ran. */
+static int run_some(async_file_t *q, async_req_t **b, int nb) {
+  if (q->mode != DARRAY_ASYNC_THREAD || b[0]->sync) {
+    b[0]->rc = execute(q->mode, &b[0]->c, b[0]->sync);
+    return 1;
+  }
+  return darray__async_batch(b, nb);
+}
+
 /* The file's thread (async_pool.c): its requests, first come first
  * served, until the file closes. */
 static void serve(void *arg) {
   async_file_t *q = arg;
+  async_req_t *b[DARRAY_AGREE_EACH_MAX];
   pthread_mutex_lock(&q->mu);
   for (;;) {
     async_req_t *r = first_queued(q);
@@ -67,11 +149,15 @@ static void serve(void *arg) {
       continue;
     }
     pthread_mutex_unlock(&q->mu);
-    int rc = execute(q->mode, &r->c, r->sync);
+    hold_wait();
     pthread_mutex_lock(&q->mu);
-    r->rc = rc;
-    r->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
-    q->queued--;
+    int nb = batch_of(q, r, b);
+    pthread_mutex_unlock(&q->mu);
+    int n = run_some(q, b, nb);
+    pthread_mutex_lock(&q->mu);
+    for (int i = 0; i < n; i++)
+      b[i]->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
+    q->queued -= n;
     pthread_cond_broadcast(&q->done);
   }
   pthread_mutex_unlock(&q->mu);
@@ -165,8 +251,9 @@ const char *darray__async_text(const darray_file_s_t *f) {
   switch (darray__async_mode(f)) {
   case DARRAY_ASYNC_THREAD:
     return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
-           "request whole, agreement and exchange included; the program "
-           "computes meanwhile";
+           "request whole, agreement and exchange included (requests "
+           "queued together share their agreements); the program computes "
+           "meanwhile";
   case DARRAY_ASYNC_FILES:
     return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
            "direct and sieve transfers on the posix back end in a thread of "

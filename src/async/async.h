@@ -13,7 +13,8 @@
  * thread level MPI provides and the hint darray_async:
  *
  *   thread: the file's I/O thread runs begin, run and end; the program's
- *           thread only posts and collects (MPI_THREAD_MULTIPLE);
+ *           thread only posts and collects (MPI_THREAD_MULTIPLE); requests
+ *           queued together share their agreements (async_batch.c);
  *   files:  the program's thread begins the call when it is posted; the
  *           I/O thread runs it when its strategy calls no MPI (direct and
  *           sieve on the posix back end), else the program's thread runs
@@ -60,6 +61,13 @@ DARRAY_HIDDEN void darray__async_drop(struct darray_file_s *f);
 DARRAY_HIDDEN int darray__async_mode(const struct darray_file_s *f);
 /* What darray_explain says about nonblocking requests on f. */
 DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
+
+/* Tests: the agreement rounds of read and write calls on f so far
+ * (async_batch.c); and a hold on every file's I/O thread (on: it takes no
+ * new work until the hold is released; async.c), so that a test can post
+ * requests that the thread then finds queued together. */
+DARRAY_HIDDEN int64_t darray__async_rounds(const struct darray_file_s *f);
+DARRAY_HIDDEN void darray__async_hold(bool on);
 
 /* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or
  * a new one; it returns to the pool when serve returns. -1: no thread. */

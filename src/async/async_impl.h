@@ -61,4 +61,10 @@ DARRAY_HIDDEN void darray__async_set_state(async_file_t *q, async_req_t *r,
 DARRAY_HIDDEN void darray__async_advance(async_file_t *q, async_req_t *last,
                                          bool block);
 
+/* thread: run b[0] and, if every process has them queued, the requests
+ * b[1..nb) with it, sharing their agreements (async_batch.c; nb <=
+ * DARRAY_AGREE_EACH_MAX, the I/O thread's, b in post order). Sets the
+ * results of those it ran (the first n) and returns n. */
+DARRAY_HIDDEN int darray__async_batch(async_req_t **b, int nb);
+
 #endif /* DARRAYIO_ASYNC_IMPL_H */
