@@ -218,6 +218,65 @@ int bench_runs(const pattern_t *p, run_fn fn, void *ctx) {
 
 /* ---- the file on disk ---------------------------------------------------- */
 
+/* The file as written: a plain file, or a striped subfile set
+ * (darray_backend=subfiles; doc/subfiles.md), read here by the layout's
+ * closed form: logical stripe k is at (k div S) * unit of subfile k mod S,
+ * the logical size in the descriptor's record. */
+#define MAX_SUBFILES 1024
+typedef struct ondisk {
+  int fd;                  /* the plain file, or the descriptor */
+  int64_t size;            /* logical bytes */
+  int64_t unit, S;         /* S > 0: a subfile set */
+  int sub[MAX_SUBFILES];
+} ondisk_t;
+
+static int ondisk_open(const char *path, ondisk_t *d) {
+  struct stat st;
+  char rec[97] = "";
+  long long u, f, z;
+  d->S = 0;
+  d->size = -1;
+  d->fd = open(path, O_RDONLY);
+  if (d->fd < 0 || fstat(d->fd, &st) != 0)
+    return -1;
+  d->size = st.st_size;
+  if (pread(d->fd, rec, 96, 0) != 96 ||
+      sscanf(rec, "darrayio-subfiles 1\nunit %lld\nfactor %lld\nsize %lld",
+             &u, &f, &z) != 3 || u < 1 || f < 1 || f > MAX_SUBFILES)
+    return 0; /* a plain file */
+  d->unit = u, d->S = f, d->size = z;
+  for (int64_t j = 0; j < d->S; j++) {
+    char name[4200];
+    snprintf(name, sizeof name, "%s.sub%lldof%lld", path, (long long)j, f);
+    if ((d->sub[j] = open(name, O_RDONLY)) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static int ondisk_read(const ondisk_t *d, char *buf, int64_t len,
+                       int64_t off) {
+  if (d->S == 0)
+    return bench_pread_all(d->fd, buf, len, off);
+  while (len > 0) {
+    int64_t k = off / d->unit, in = off % d->unit;
+    int64_t n = d->unit - in < len ? d->unit - in : len;
+    if (bench_pread_all(d->sub[k % d->S], buf, n,
+                        (k / d->S) * d->unit + in) != 0)
+      return -1;
+    buf += n, off += n, len -= n;
+  }
+  return 0;
+}
+
+static void ondisk_close(ondisk_t *d) {
+  for (int64_t j = 0; j < d->S; j++)
+    if (d->sub[j] >= 0)
+      close(d->sub[j]);
+  if (d->fd >= 0)
+    close(d->fd);
+}
+
 /* Each rank checks a contiguous share of the file, rank 0 its size.
  * Returns the number of wrong elements, summed over ranks. */
 int64_t bench_check_file(const bench_t *b, const char *path, int64_t base,
@@ -228,25 +287,25 @@ int64_t bench_check_file(const bench_t *b, const char *path, int64_t base,
   int64_t lo = b->rank * share < total ? b->rank * share : total;
   int64_t hi = lo + share < total ? lo + share : total;
   char *buf = malloc((size_t)(chunk * p->esize));
-  int fd = open(path, O_RDONLY);
-  struct stat st;
-  if (fd < 0 || buf == NULL || fstat(fd, &st) != 0 ||
-      (b->rank == 0 && base == 0 && st.st_size != total * p->esize) ||
-      st.st_size < base + total * p->esize) {
+  ondisk_t d = {.fd = -1, .size = -1};
+  for (int j = 0; j < MAX_SUBFILES; j++)
+    d.sub[j] = -1;
+  if (ondisk_open(path, &d) != 0 || buf == NULL ||
+      (b->rank == 0 && base == 0 && d.size != total * p->esize) ||
+      d.size < base + total * p->esize) {
     fprintf(stderr, "darrayio-bench: %s: missing or %lld bytes long, "
-            "expected %s%lld\n", path, fd < 0 ? -1LL : (long long)st.st_size,
+            "expected %s%lld\n", path, d.fd < 0 ? -1LL : (long long)d.size,
             base ? "at least " : "", (long long)(base + total * p->esize));
     bad = 1;
   }
   for (int64_t at = lo; at < hi && bad == 0; at += chunk) {
     int64_t n = hi - at < chunk ? hi - at : chunk;
-    if (bench_pread_all(fd, buf, n * p->esize, base + at * p->esize) != 0)
+    if (ondisk_read(&d, buf, n * p->esize, base + at * p->esize) != 0)
       bad = 1;
     else
       bad = check_stretch(p, buf, at, at + n, 0, salt, b->rank);
   }
-  if (fd >= 0)
-    close(fd);
+  ondisk_close(&d);
   free(buf);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   return bad;
