@@ -60,34 +60,43 @@ int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
   return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
 }
 
-/* Cycle `cycle` covers [dlo + cycle * C, + C) of the domain [dlo, dhi);
- * past the domain's end the chunk is empty, at dhi. The offsets are
- * compared as distances into the domain, never formed past dhi, which may
- * be INT64_MAX. */
-void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
-                      int64_t *clo, int64_t *chi) {
-  if (d->layout) {
-    darray__tp_layout_chunk(d, C, i, cycle, clo, chi);
-    return;
-  }
+/* Logical domains: cycle `cycle` covers [dlo + cycle * C, + C) of the
+ * domain [dlo, dhi); past the domain's end the chunk is empty, at dhi.
+ * The offsets are compared as distances into the domain, never formed
+ * past dhi, which may be INT64_MAX. */
+bool darray__tp_part(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
+                     int64_t j, int64_t *plo, int64_t *phi) {
+  if (d->layout)
+    return darray__tp_layout_part(d, C, i, cycle, j, plo, phi);
+  if (j > 0)
+    return false;
   int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
   int64_t len = dhi - dlo;
   if (len <= 0 || cycle > (len - 1) / C) {
-    *clo = *chi = dhi;
-    return;
+    *plo = *phi = dhi;
+    return true;
   }
   int64_t at = cycle * C; /* < len */
-  *clo = dlo + at;
-  *chi = len - at > C ? *clo + C : dhi;
+  *plo = dlo + at;
+  *phi = len - at > C ? *plo + C : dhi;
+  return true;
+}
+
+bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i, int64_t cycle) {
+  int64_t plo, phi;
+  for (int64_t j = 0; darray__tp_part(d, C, i, cycle, j, &plo, &phi); j++)
+    if (plo < phi)
+      return true;
+  return false;
 }
 
 void darray__tp_domain_len(const tp_domains_t *d, int i, int64_t *total,
-                           int64_t *block) {
+                           int64_t *most) {
   if (d->layout) {
-    darray__tp_layout_len(d, i, total, block);
+    darray__tp_layout_len(d, i, total, most);
     return;
   }
-  *total = *block = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+  *total = *most = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
 }
 
 int64_t darray__tp_domain_cycles(const tp_domains_t *d, int i, int64_t C) {
@@ -139,21 +148,29 @@ void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,
   if (s->C < es)
     s->C = es;
   s->dmax = 0; /* the largest domain */
-  int64_t bmax = 0; /* the longest block: no chunk needs more */
+  int64_t most = 0; /* the largest chunk a domain can use */
   for (int i = 0; i < d->A; i++) {
-    int64_t len, blk;
-    darray__tp_domain_len(d, i, &len, &blk);
+    int64_t len, use;
+    darray__tp_domain_len(d, i, &len, &use);
     s->dmax = len > s->dmax ? len : s->dmax;
-    bmax = blk > bmax ? blk : bmax;
+    most = use > most ? use : most;
   }
-  if (bmax > 0 && s->C > bmax) /* whole elements: blocks start on element */
-    s->C = (bmax + es - 1) / es * es; /* bounds, and end on them or at hi */
+  if (most > 0 && s->C > most) /* whole elements: domains and blocks */
+    s->C = (most + es - 1) / es * es; /* start on element bounds, end on
+                                          them or at hi */
   if (s->M > s->C)
     s->M = s->C;
-  s->ntimes = 0;
+  s->ntimes = s->cmax = 0;
   for (int i = 0; i < d->A; i++) {
-    int64_t n = darray__tp_domain_cycles(d, i, s->C);
+    int64_t n = darray__tp_domain_cycles(d, i, s->C), len, use;
     s->ntimes = n > s->ntimes ? n : s->ntimes;
+    if (d->layout) {
+      len = darray__tp_layout_chunk_max(d, i, s->C);
+    } else {
+      darray__tp_domain_len(d, i, &len, &use);
+      len = len < s->C ? len : s->C;
+    }
+    s->cmax = len > s->cmax ? len : s->cmax;
   }
   /* a message is M bytes or less, and MPI counts them in an int; then
    * C <= max(cb, M) < 2^31 and the sum cannot overflow */

@@ -96,10 +96,13 @@ static int one_message(tp_t *t, void *p, int len, int peer, bool send) {
  * buffer with blocking calls (the other end is posted already): packed and
  * sent for writes, received and unpacked for reads.
  */
-static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
+static void stream_packed(tp_t *t, int i, int64_t cycle, int64_t n,
                           int peer, bool send) {
   int64_t fill = 0, avail = 0; /* send: bytes packed; recv: bytes left */
+  int64_t lo, hi;
   pwalk_t w;
+  for (int64_t j = 0; darray__tp_part(&t->dom, t->C, i, cycle, j, &lo, &hi);
+       j++)
   for (darray__tp_walk_start(&w, &t->self, lo, hi); w.valid;
        darray__tp_walk_next(&w)) {
     for (int64_t b = w.b0; b < w.b1;) {
@@ -129,6 +132,30 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
   }
 }
 
+/* My stream to or from aggregator i in a cycle: my pieces in its chunk's
+ * parts, one part after another; *contig: one stretch of my buffer, from
+ * *first. */
+static int64_t my_stream(tp_t *t, int i, int64_t cycle, bool *contig,
+                         int64_t *first) {
+  int64_t lo, hi, n = 0;
+  *contig = true;
+  *first = 0;
+  for (int64_t j = 0; darray__tp_part(&t->dom, t->C, i, cycle, j, &lo, &hi);
+       j++) {
+    bool c;
+    int64_t f, k = lo < hi ? darray__tp_stream(&t->self, lo, hi, &c, &f) : 0;
+    if (k == 0)
+      continue;
+    if (n == 0)
+      *first = f;
+    else if (f != *first + n)
+      *contig = false;
+    *contig = *contig && c;
+    n += k;
+  }
+  return n;
+}
+
 /*
  * My streams to or from every other aggregator. Contiguous ones are posted
  * (phase 0); strided ones move through the pack buffer, after the
@@ -136,32 +163,33 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
  */
 static void owner_streams(tp_t *t, int64_t cycle, int phase) {
   for (int i = 0; i < t->dom.A; i++) {
-    int64_t clo, chi, first;
+    int64_t first;
     int peer = darray__tp_agg_rank(i, t->P, t->dom.A);
-    darray__tp_chunk(&t->dom, t->C, i, cycle, &clo, &chi);
-    if (peer == t->me || clo == chi)
+    if (peer == t->me)
       continue;
     bool contig;
-    int64_t n = darray__tp_stream(&t->self, clo, chi, &contig, &first);
+    int64_t n = my_stream(t, i, cycle, &contig, &first);
     if (n > 0 && contig && phase == 0)
       post_stream(t, t->x->buf + first, n, peer, t->x->write);
     else if (n > 0 && !contig && phase == 1)
-      stream_packed(t, clo, chi, n, peer, t->x->write);
+      stream_packed(t, i, cycle, n, peer, t->x->write);
   }
 }
 
 /* ---- aggregator side ---------------------------------------------------- */
 
-/* Where each process's stream sits in staging; mine stays in my buffer
- * when it is contiguous there. */
 /* Where each process's stream sits in staging (sized in prepare for the
- * largest chunk); mine stays in my buffer when it is contiguous there. */
-static void place_streams(tp_t *t, int64_t clo, int64_t chi) {
-  int64_t at = 0;
-  t->cur.data = 0;
+ * largest chunk): its pieces in my chunk's parts, one part after another;
+ * mine stays in my buffer when it is contiguous there. */
+static void place_streams(tp_t *t, int64_t cycle) {
+  int64_t at = 0, lo, hi;
+  for (int r = 0; r < t->P; r++)
+    t->cur.bytes[r] = 0;
+  for (int64_t j = 0;
+       darray__tp_part(&t->dom, t->C, t->myagg, cycle, j, &lo, &hi); j++)
+    for (int r = 0; r < t->P && lo < hi; r++)
+      t->cur.bytes[r] += darray__tp_stream_bytes(&t->peer[r], lo, hi);
   for (int r = 0; r < t->P; r++) {
-    t->cur.bytes[r] = darray__tp_stream_bytes(&t->peer[r], clo, chi);
-    t->cur.data += t->cur.bytes[r];
     if (r == t->me && (t->self_contig || t->image))
       t->cur.bytes[r] = 0; /* not staged */
     t->cur.stage_off[r] = at;
@@ -178,11 +206,14 @@ static void post_peer_streams(tp_t *t, bool send) {
 }
 
 /* Pack (to_stage) or unpack my own strided pieces through staging. */
-static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
+static void stage_mine(tp_t *t, int64_t cycle, bool to_stage) {
   if (t->self_contig || t->image)
     return;
   pwalk_t w;
+  int64_t clo, chi;
   char *p = t->cur.stage + t->cur.stage_off[t->me];
+  for (int64_t j = 0;
+       darray__tp_part(&t->dom, t->C, t->myagg, cycle, j, &clo, &chi); j++)
   for (darray__tp_walk_start(&w, &t->self, clo, chi); w.valid;
        darray__tp_walk_next(&w)) {
     darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
@@ -224,55 +255,59 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
 }
 
 /*
- * Image mode: every piece of the chunk copied between its place in the
- * image and its stream (mine: my buffer), row by row of the runs
- * (darray__layout_copy_window). A one-cell process's stream is its pieces
- * packed in file order, i.e. the cell with a packed memory layout that
- * starts bytes_before(clo) before the stream; a process with several
- * cells has its pieces merged across cells, walked one by one.
+ * Image mode: every piece of a part [clo, chi) of the chunk copied between
+ * its place in the part's image img and its stream (mine: my buffer), row
+ * by row of the runs (darray__layout_copy_window). A stream holds the
+ * earlier parts' pieces first (t->spos). A one-cell process's stream is
+ * its pieces packed in file order, i.e. the cell with a packed memory
+ * layout that starts bytes_before(clo) before the part's pieces; a
+ * process with several cells has its pieces merged across cells, walked
+ * one by one.
  */
-static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
+static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
+                       bool to_img) {
   const struct darray_s *a = t->a;
   darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
-                             t->img, to_img);
+                             img, to_img);
   for (int r = 0; r < t->P; r++) {
-    char *p = t->cur.stage + t->cur.stage_off[r];
+    char *p = t->cur.stage + t->cur.stage_off[r] + t->spos[r];
     if (r == t->me || t->cur.bytes[r] == 0)
       continue;
     if (t->peer_nsec[r] == 1) {
       section_t ps;
       int64_t b0 = darray__layout_bytes_before(&a->d, t->peer_sec[r], 1, clo);
       darray__layout_pack_section(&a->d, &t->peer_sec[r][0], -b0, &ps);
-      darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, t->img, to_img);
+      darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, img, to_img);
       continue;
     }
     pwalk_t w;
     for (darray__tp_walk_start(&w, &t->peer[r], clo, chi); w.valid;
          darray__tp_walk_next(&w)) {
       int64_t len = w.b1 - w.b0;
-      char *img = t->img + (w.run.foff + w.b0 - clo);
+      char *at = img + (w.run.foff + w.b0 - clo);
       if (to_img)
-        memcpy(img, p, (size_t)len);
+        memcpy(at, p, (size_t)len);
       else
-        memcpy(p, img, (size_t)len);
+        memcpy(p, at, (size_t)len);
       p += len;
     }
   }
 }
 
 /*
- * Every process's pieces of the chunk, merged in file order, to or from
- * the file as vectors (a hole in the file starts a new call). from_img:
- * the pieces sit at their places in the chunk's image; else mine sit in
- * my buffer (when contiguous there) and the others' in their staged
- * streams.
+ * Every process's pieces of a part [clo, chi) of the chunk, merged in
+ * file order, to or from the file as vectors (a hole in the file starts a
+ * new call). img: the pieces sit at their places in the part's image;
+ * NULL: mine sit in my buffer (when contiguous there) and the others' in
+ * their staged streams, after their pieces of the earlier parts.
  */
-static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, bool from_img) {
+static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, char *img) {
+  bool from_img = img != NULL;
   for (int r = 0; r < t->P; r++)
     darray__tp_walk_start(&t->walk[r], &t->peer[r], clo, chi);
   int64_t *cur = t->cursor; /* bytes of each stream consumed */
   for (int r = 0; r < t->P; r++)
-    cur[r] = 0;
+    cur[r] = t->spos[r];
   for (;;) {
     int best = -1;
     for (int r = 0; r < t->P; r++)
@@ -284,7 +319,7 @@ static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, bool from_img) {
       break;
     pwalk_t *w = &t->walk[best];
     int64_t len = w->b1 - w->b0, foff = w->run.foff + w->b0;
-    char *mem = from_img ? t->img + (foff - clo)
+    char *mem = from_img ? img + (foff - clo)
                 : best == t->me && t->self_contig
                     ? t->x->buf + w->run.moff + w->b0
                     : t->cur.stage + t->cur.stage_off[best] + cur[best];
@@ -304,81 +339,96 @@ static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, bool from_img) {
  * pieces are written, from the image, one call per stretch of touching
  * pieces.
  */
-static int write_image_holes(tp_t *t, int64_t clo, int64_t chi) {
+static int write_image_holes(tp_t *t, int64_t clo, int64_t chi, char *img) {
   io_call_t *io = &t->x->io;
   if (!io->file->rmw) {
-    image_copy(t, clo, chi, true);
-    vector_pieces(t, clo, chi, true);
+    image_copy(t, clo, chi, img, true);
+    vector_pieces(t, clo, chi, img);
     return DARRAY_SUCCESS; /* failures are in t->rc */
   }
   darray__xfer_crc_lost(t->x); /* the holes' bytes are not the call's */
   int rc = darray__io_lock(io, clo, chi - clo, true);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  memset(t->img, 0, (size_t)(chi - clo)); /* past the end: zeros */
-  rc = darray__io_pread(io, t->img, chi - clo, clo);
+  memset(img, 0, (size_t)(chi - clo)); /* past the end: zeros */
+  rc = darray__io_pread(io, img, chi - clo, clo);
   rc = rc == DARRAY_EEOF ? DARRAY_SUCCESS : rc;
-  image_copy(t, clo, chi, true);
+  image_copy(t, clo, chi, img, true);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__io_pwrite(io, t->img, chi - clo, clo);
+    rc = darray__io_pwrite(io, img, chi - clo, clo);
   int rc2 = darray__io_unlock(io, clo, chi - clo);
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
-/* A chunk through its image: reads read the chunk's span with its holes
- * with one call; writes of a dense chunk write it with one call. A chunk
- * that holds no process's bytes (sections leave such gaps) is skipped. */
-static void chunk_image(tp_t *t, int64_t clo, int64_t chi) {
+/* A part of the chunk through its image img: reads read the part's span
+ * with its holes with one call; writes of a dense part write it with one
+ * call. A part that holds no process's bytes (sections leave such gaps)
+ * is skipped. */
+static void chunk_image(tp_t *t, int64_t clo, int64_t chi, char *img) {
   io_call_t *io = &t->x->io;
+  int64_t data = 0;
   int rc;
-  if (t->cur.data == 0)
+  for (int r = 0; r < t->P; r++)
+    data += darray__tp_stream_bytes(&t->peer[r], clo, chi);
+  if (data == 0)
     return;
   if (t->x->write && !t->dense) {
-    rc = write_image_holes(t, clo, chi);
+    rc = write_image_holes(t, clo, chi, img);
   } else if (t->x->write) {
-    image_copy(t, clo, chi, true);
-    darray__xfer_crc(t->x, clo, t->img, chi - clo);
-    rc = darray__io_pwrite(io, t->img, chi - clo, clo);
+    image_copy(t, clo, chi, img, true);
+    darray__xfer_crc(t->x, clo, img, chi - clo);
+    rc = darray__io_pwrite(io, img, chi - clo, clo);
   } else {
-    rc = darray__io_pread(io, t->img, chi - clo, clo);
+    rc = darray__io_pread(io, img, chi - clo, clo);
     if (rc == DARRAY_SUCCESS)
-      image_copy(t, clo, chi, false);
+      image_copy(t, clo, chi, img, false);
   }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;
 }
 
-/* Every process's pieces of the chunk, merged in file order, to the file:
- * mine from my buffer, the others' from their staged streams. */
-static void chunk_io(tp_t *t, int64_t clo, int64_t chi) {
-  if (t->image)
-    chunk_image(t, clo, chi);
-  else
-    vector_pieces(t, clo, chi, false);
+/* Every process's pieces of my chunk, part after part, merged in file
+ * order, to or from the file: through the chunk's image (each part at the
+ * next place in it), or mine from my buffer and the others' from their
+ * staged streams. A write stops at its first failure. */
+static void chunk_io(tp_t *t, int64_t cycle) {
+  int64_t clo, chi;
+  char *img = t->img;
+  for (int r = 0; r < t->P; r++)
+    t->spos[r] = 0;
+  for (int64_t j = 0;
+       darray__tp_part(&t->dom, t->C, t->myagg, cycle, j, &clo, &chi) &&
+       !(t->x->write && t->rc != DARRAY_SUCCESS);
+       j++) {
+    if (clo == chi)
+      continue;
+    if (t->image)
+      chunk_image(t, clo, chi, img), img += chi - clo;
+    else
+      vector_pieces(t, clo, chi, NULL);
+    for (int r = 0; r < t->P; r++)
+      t->spos[r] += darray__tp_stream_bytes(&t->peer[r], clo, chi);
+  }
 }
 
 /* ---- the cycle ---------------------------------------------------------- */
 
-static bool my_chunk(const tp_t *t, int64_t cycle, int64_t *clo, int64_t *chi) {
-  *clo = *chi = 0;
-  if (t->myagg >= 0)
-    darray__tp_chunk(&t->dom, t->C, t->myagg, cycle, clo, chi);
-  return *clo < *chi;
+static bool my_chunk(const tp_t *t, int64_t cycle) {
+  return t->myagg >= 0 && darray__tp_busy(&t->dom, t->C, t->myagg, cycle);
 }
 
 /* A write cycle up to its file call: every transfer is posted (strided
  * owners' ones done, blocking). */
 static void post_write(tp_t *t, int64_t cycle) {
-  int64_t clo, chi;
-  bool agg = my_chunk(t, cycle, &clo, &chi);
+  bool agg = my_chunk(t, cycle);
   t->cur.nrecv = 0;
   if (agg) {
-    place_streams(t, clo, chi);
+    place_streams(t, cycle);
     post_peer_streams(t, false); /* receive the others' streams */
   }
   owner_streams(t, cycle, 0); /* contiguous streams: posted */
   if (agg)
-    stage_mine(t, clo, chi, true);
+    stage_mine(t, cycle, true);
   owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
 }
 
@@ -386,9 +436,8 @@ static void post_write(tp_t *t, int64_t cycle) {
  * its bytes undefined, and the call fails anyway. (The exchanges go on, so
  * that nobody waits for a message that never comes.) */
 static void write_chunk(tp_t *t, int64_t cycle) {
-  int64_t clo, chi;
-  if (my_chunk(t, cycle, &clo, &chi) && t->rc == DARRAY_SUCCESS)
-    chunk_io(t, clo, chi);
+  if (my_chunk(t, cycle) && t->rc == DARRAY_SUCCESS)
+    chunk_io(t, cycle);
 }
 
 void darray__tp_cycle(tp_t *t, int64_t cycle) {
@@ -398,14 +447,13 @@ void darray__tp_cycle(tp_t *t, int64_t cycle) {
     write_chunk(t, cycle);
     return;
   }
-  int64_t clo, chi;
-  bool agg = my_chunk(t, cycle, &clo, &chi);
+  bool agg = my_chunk(t, cycle);
   if (agg)
-    place_streams(t, clo, chi);
+    place_streams(t, cycle);
   owner_streams(t, cycle, 0); /* contiguous streams: posted */
   if (agg) {
-    chunk_io(t, clo, chi); /* read the chunk */
-    stage_mine(t, clo, chi, false);
+    chunk_io(t, cycle); /* read the chunk */
+    stage_mine(t, cycle, false);
     post_peer_streams(t, true); /* send the others' streams */
   }
   owner_streams(t, cycle, 1); /* strided streams: blocking, packed */

@@ -16,11 +16,17 @@
  *    stripe.
  *
  * An aggregator moves its blocks in file order (the server's physical
- * order), each in chunks of at most C bytes; cycle c is chunk c % n of
- * block c / n, n = the chunks of the aggregator's longest block, so every
- * cycle of an aggregator stays on its own servers. Block boundaries are
- * stripe boundaries moved up to element boundaries (an element is never
- * split between chunks), clipped to the access's extent [lo, hi).
+ * order). Blocks no longer than C go m = C / (the longest block) at a
+ * time: cycle c holds blocks [c m, c m + m), the chunk's parts, each a
+ * contiguous range of the file and together at most C bytes (one
+ * aggregator's stripes of m rounds, which on the server are one
+ * contiguous extent); a longer block is moved in n chunks of at most C
+ * bytes, cycle c being chunk c % n of block c / n. Either way every cycle
+ * of an aggregator stays on its own servers, and a short stripe does not
+ * multiply the cycles (with one stripe per chunk a 64 KiB stripe cost 8 to
+ * 20 times the cycles of logical domains). Block boundaries are stripe
+ * boundaries moved up to element boundaries (an element is never split
+ * between chunks), clipped to the access's extent [lo, hi).
  *
  * Everything is numbers, the same on every process (no exchange): the
  * strategy's preparation, its estimate and darray_plan_virtual's tally
@@ -123,45 +129,73 @@ static int64_t block_max(const tp_domains_t *d, const share_t *sh) {
 }
 
 void darray__tp_layout_len(const tp_domains_t *d, int i, int64_t *total,
-                           int64_t *blk) {
+                           int64_t *most) {
   share_t sh;
   share_of(d, i, &sh);
-  *blk = sh.nb > 0 ? block_max(d, &sh) : 0;
-  if (!darray__mul_ok(sh.nb, *blk, total) || *total > d->hi - d->lo)
-    *total = d->hi - d->lo;
+  int64_t blk = sh.nb > 0 ? block_max(d, &sh) : 0;
+  if (!darray__mul_ok(sh.nb, blk, most))
+    *most = INT64_MAX;
+  *total = *most < d->hi - d->lo ? *most : d->hi - d->lo;
 }
 
-/* Chunks per block of a share. */
-static int64_t per_block(const tp_domains_t *d, const share_t *sh,
-                         int64_t C) {
-  int64_t m = block_max(d, sh);
-  return m / C + (m % C != 0);
+/* How a share's blocks make chunks of at most C bytes: *n chunks per
+ * block (blocks longer than C; *m = 1), or *m blocks per chunk (*n = 1). */
+static void grouping(const tp_domains_t *d, const share_t *sh, int64_t C,
+                     int64_t *n, int64_t *m) {
+  int64_t bm = block_max(d, sh);
+  *n = bm > C ? bm / C + (bm % C != 0) : 1;
+  *m = bm > C ? 1 : C / bm;
 }
 
 int64_t darray__tp_layout_cycles(const tp_domains_t *d, int i, int64_t C) {
   share_t sh;
   share_of(d, i, &sh);
-  int64_t n = sh.nb > 0 ? per_block(d, &sh, C) : 0, c;
+  if (sh.nb <= 0)
+    return 0;
+  int64_t n, m, c;
+  grouping(d, &sh, C, &n, &m);
+  if (m > 1)
+    return sh.nb / m + (sh.nb % m != 0);
   return darray__mul_ok(sh.nb, n, &c) ? c : INT64_MAX;
 }
 
-void darray__tp_layout_chunk(const tp_domains_t *d, int64_t C, int i,
-                             int64_t cycle, int64_t *clo, int64_t *chi) {
+int64_t darray__tp_layout_chunk_max(const tp_domains_t *d, int i,
+                                   int64_t C) {
   share_t sh;
   share_of(d, i, &sh);
-  int64_t n = sh.nb > 0 ? per_block(d, &sh, C) : 1;
-  int64_t b = cycle / n, j = cycle % n, blo, bhi;
-  if (b >= sh.nb) {
-    *clo = *chi = d->hi;
-    return;
-  }
+  if (sh.nb <= 0)
+    return 0;
+  int64_t n, m;
+  grouping(d, &sh, C, &n, &m);
+  return n > 1 ? C : (m < sh.nb ? m : sh.nb) * block_max(d, &sh); /* <= C */
+}
+
+bool darray__tp_layout_part(const tp_domains_t *d, int64_t C, int i,
+                            int64_t cycle, int64_t j, int64_t *plo,
+                            int64_t *phi) {
+  share_t sh;
+  share_of(d, i, &sh);
+  *plo = *phi = d->hi;
+  if (sh.nb <= 0)
+    return j == 0; /* one empty part */
+  int64_t n, m, blo, bhi;
+  grouping(d, &sh, C, &n, &m);
+  if (j >= m)
+    return false;
+  /* a long block's chunk k, or part j of m blocks (checked before cycle
+   * m is formed: callers may ask past the last cycle) */
+  int64_t b = n > 1 ? cycle / n : cycle > sh.nb / m ? sh.nb : cycle * m + j;
+  int64_t k = n > 1 ? cycle % n : 0;
+  if (b >= sh.nb)
+    return j == 0; /* past the last cycle: one empty part */
   block(d, &sh, b, &blo, &bhi);
-  if (bhi - blo <= j * C) { /* past the block's end: an empty chunk */
-    *clo = *chi = bhi;
-    return;
+  if (bhi - blo <= k * C) { /* past the block's end: an empty chunk */
+    *plo = *phi = bhi;
+    return true;
   }
-  *clo = blo + j * C;
-  *chi = bhi - *clo > C ? *clo + C : bhi;
+  *plo = blo + k * C;
+  *phi = bhi - *plo > C ? *plo + C : bhi;
+  return true;
 }
 
 /* The stripe whose block holds off. */
@@ -193,42 +227,60 @@ void darray__tp_layout_locate(const tp_domains_t *d, int64_t C, int64_t off,
   }
   share_t sh;
   share_of(d, (int)i, &sh);
-  int64_t b = (k - sh.first) / sh.step, blo, bhi;
+  int64_t b = (k - sh.first) / sh.step, blo, bhi, n, m;
   block(d, &sh, b, &blo, &bhi);
-  int64_t j = (off - blo) / C;
+  grouping(d, &sh, C, &n, &m);
   *agg = (int)i;
-  *cycle = b * per_block(d, &sh, C) + j;
+  if (n == 1) { /* part b % m of cycle b / m: the whole block */
+    *cycle = b / m;
+    *chi = bhi;
+    return;
+  }
+  int64_t j = (off - blo) / C;
+  *cycle = b * n + j;
   *chi = bhi - blo - j * C > C ? blo + (j + 1) * C : bhi;
 }
 
-/* Count the servers [lo, hi) touches into cnt; returns how many. A chunk
- * that spills less than an element into a stripe (blocks end on element
- * boundaries, stripes need not) is not counted there. */
-static int touch(const tp_domains_t *d, int64_t lo, int64_t hi, int *cnt) {
+/* Count the servers [lo, hi) touches into cnt[0, S), once per aggregator
+ * and cycle (cnt[S + s] = tag: server s is counted for it already);
+ * returns how many it newly counts. A chunk that spills less than an
+ * element into a stripe (blocks end on element boundaries, stripes need
+ * not) is not counted there. */
+static int touch(const tp_domains_t *d, int64_t lo, int64_t hi, int *cnt,
+                 int tag) {
   int64_t k0 = lo / d->su, k1 = (hi - 1) / d->su;
   if (k1 > k0 && d->su - lo % d->su < d->es)
     k0++;
   if (k1 > k0 && hi - k1 * d->su < d->es)
     k1--;
   int64_t n = k1 - k0 + 1 < d->S ? k1 - k0 + 1 : d->S;
-  for (int64_t k = k0; k < k0 + n; k++)
-    cnt[k % d->S]++;
-  return (int)n;
+  int added = 0;
+  for (int64_t k = k0; k < k0 + n; k++) {
+    int *mark = &cnt[d->S + k % d->S];
+    if (*mark != tag) {
+      *mark = tag;
+      cnt[k % d->S]++;
+      added++;
+    }
+  }
+  return added;
 }
 
 int darray__tp_contention(const tp_domains_t *d, int64_t C, int64_t cycles,
-                          int *cnt, int *servers) {
+                          int64_t parts, int *cnt, int *servers) {
   int most = 0;
   *servers = 0;
   if (d->su <= 0 || d->S <= 0)
     return 0;
   for (int64_t c = 0; c < cycles; c++) {
-    for (int64_t s = 0; s < d->S; s++)
+    for (int64_t s = 0; s < 2 * d->S; s++)
       cnt[s] = 0;
     for (int i = 0; i < d->A; i++) {
-      int64_t clo, chi;
-      darray__tp_chunk(d, C, i, c, &clo, &chi);
-      int n = clo < chi ? touch(d, clo, chi, cnt) : 0;
+      int64_t plo, phi;
+      int n = 0;
+      for (int64_t j = 0;
+           j < parts && darray__tp_part(d, C, i, c, j, &plo, &phi); j++)
+        n += plo < phi ? touch(d, plo, phi, cnt, i + 1) : 0;
       *servers = n > *servers ? n : *servers;
     }
     for (int64_t s = 0; s < d->S; s++)
@@ -238,10 +290,13 @@ int darray__tp_contention(const tp_domains_t *d, int64_t C, int64_t cycles,
 }
 
 /* Cycles sampled by the automatic choice: enough to see where the
- * aggregators meet, few enough to plan every call; and the most servers it
- * counts (on its stack: the choice must not depend on an allocation that
- * could fail on one process only). More servers: layout domains. */
+ * aggregators meet, few enough to plan every call; the parts of a layout
+ * chunk it looks at (they lie on the same servers of their aggregator,
+ * round after round); and the most servers it counts (on its stack: the
+ * choice must not depend on an allocation that could fail on one process
+ * only). More servers: layout domains. */
 #define SAMPLE_CYCLES 4
+#define SAMPLE_PARTS 4
 #define SAMPLE_SERVERS 4096
 
 int darray__tp_meet(const tp_domains_t *d, int64_t C) {
@@ -249,8 +304,9 @@ int darray__tp_meet(const tp_domains_t *d, int64_t C) {
     return 1;
   if (d->S > SAMPLE_SERVERS) /* not counted: what layout domains give */
     return (int)((d->A + d->S - 1) / d->S);
-  int cnt[SAMPLE_SERVERS], servers;
-  int meet = darray__tp_contention(d, C, SAMPLE_CYCLES, cnt, &servers);
+  int cnt[2 * SAMPLE_SERVERS], servers;
+  int meet = darray__tp_contention(d, C, SAMPLE_CYCLES, SAMPLE_PARTS, cnt,
+                                   &servers);
   return meet > 0 ? meet : 1;
 }
 

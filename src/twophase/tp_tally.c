@@ -7,7 +7,10 @@
  * every process's runs cut by them, as the exchange (tp_exchange.c) cuts
  * them into streams: one stream per (owner, aggregator, cycle) with bytes
  * in it, sent as messages of at most M bytes, by the owner on writes and
- * by the aggregator on reads, nothing sent to oneself.
+ * by the aggregator on reads, nothing sent to oneself. A layout chunk has
+ * several parts, so an owner's run may leave a stream for other
+ * aggregators' stripes and come back to it: streams stay open per
+ * aggregator until the owner's last run (those it touched are listed).
  *
  * Beside it, what ROMIO's two-phase algorithm would exchange as metadata
  * for the same access and domains before moving any data: each process's
@@ -33,36 +36,47 @@ typedef struct tally {
   int64_t *pieces;             /* per aggregator */
   int64_t *entries; /* per aggregator: vector entries (a piece that
                        touches its stream's previous one extends it) */
-  int64_t end;      /* the open stream's last byte + 1 */
-  int64_t key_dom, key_cycle, n; /* the open stream and its bytes */
+  /* per aggregator, the owner's open stream: its cycle (-1: none), bytes
+   * and last byte + 1; the aggregators with one open, nopen of them */
+  int64_t *cycle, *n, *end;
+  int *open, nopen;
   int64_t meta_dom, meta_end;  /* ROMIO's last piece */
 } tally_t;
 
-static void close_stream(tally_t *t) {
-  if (t->n == 0)
-    return;
-  int agg = darray__tp_agg_rank((int)t->key_dom, t->P, t->d->A);
-  if (agg != t->r) {
+static void close_stream(tally_t *t, int i) {
+  int64_t n = t->n[i];
+  int agg = darray__tp_agg_rank(i, t->P, t->d->A);
+  if (n > 0 && agg != t->r) {
     int from = t->write ? t->r : agg;
-    t->sent[from] += t->n;
-    t->msgs[from] += t->n / t->M + (t->n % t->M != 0);
+    t->sent[from] += n;
+    t->msgs[from] += n / t->M + (n % t->M != 0);
   }
-  t->n = 0;
+  t->n[i] = 0;
+}
+
+static void close_all(tally_t *t) {
+  for (int k = 0; k < t->nopen; k++) {
+    close_stream(t, t->open[k]);
+    t->cycle[t->open[k]] = -1;
+  }
+  t->nopen = 0;
 }
 
 /* One piece of a run inside domain i, cycle c. */
 static void piece(tally_t *t, int i, int64_t c, int64_t lo, int64_t hi) {
-  if (i != t->key_dom || c != t->key_cycle) {
-    close_stream(t);
-    t->key_dom = i;
-    t->key_cycle = c;
-  } else if (lo == t->end) {
+  if (t->cycle[i] < 0) {
+    t->open[t->nopen++] = i;
+    t->cycle[i] = c;
+  } else if (c != t->cycle[i]) {
+    close_stream(t, i);
+    t->cycle[i] = c;
+  } else if (lo == t->end[i]) {
     t->entries[i]--; /* one entry with the previous piece */
   }
-  t->n += hi - lo;
+  t->n[i] += hi - lo;
   t->pieces[i]++;
   t->entries[i]++;
-  t->end = hi;
+  t->end[i] = hi;
   if (i != t->meta_dom || lo != t->meta_end) { /* a new ROMIO piece */
     if (darray__tp_agg_rank(i, t->P, t->d->A) != t->r)
       t->meta[t->r] += 16;
@@ -89,11 +103,11 @@ static int contention(const tp_domains_t *d, int64_t C, int64_t ntimes,
                       darray_plan_row_t *row) {
   if (d->su <= 0 || d->S <= 0)
     return DARRAY_SUCCESS;
-  int *cnt = malloc(sizeof *cnt * (size_t)d->S);
+  int *cnt = malloc(sizeof *cnt * 2 * (size_t)d->S);
   if (cnt == NULL)
     return DARRAY_ENOMEM;
-  row->aggs_per_server_max =
-      darray__tp_contention(d, C, ntimes, cnt, &row->servers_per_agg_max);
+  row->aggs_per_server_max = darray__tp_contention(
+      d, C, ntimes, INT64_MAX, cnt, &row->servers_per_agg_max);
   free(cnt);
   return DARRAY_SUCCESS;
 }
@@ -106,11 +120,11 @@ static void sum_max(const int64_t *v, int n, int64_t *sum, int64_t *max) {
   }
 }
 
-/* Each aggregator's file calls and bytes, chunk by chunk: a whole-array
- * access is dense, so every chunk that is not empty holds data and moves
+/* Each aggregator's file calls and bytes, part by part: a whole-array
+ * access is dense, so every part that is not empty holds data and moves
  * with one call (image mode), or with one vector call per DARRAY_IOV_MAX
- * entries (vector mode, chosen where pieces are long: then a chunk has
- * fewer entries than that, and the count, one call per chunk at least, is
+ * entries (vector mode, chosen where pieces are long: then a part has
+ * fewer entries than that, and the count, one call per part at least, is
  * exact). */
 static void aggregators(const tally_t *t, const tp_sizes_t *s,
                         darray_plan_row_t *row) {
@@ -121,9 +135,11 @@ static void aggregators(const tally_t *t, const tp_sizes_t *s,
     int64_t calls = 0, bytes = 0;
     for (int64_t c = 0; c < s->ntimes; c++) {
       int64_t clo, chi;
-      darray__tp_chunk(t->d, s->C, i, c, &clo, &chi);
-      calls += clo < chi;
-      bytes += chi - clo;
+      for (int64_t j = 0; darray__tp_part(t->d, s->C, i, c, j, &clo, &chi);
+           j++) {
+        calls += clo < chi;
+        bytes += chi - clo;
+      }
     }
     int64_t vec = t->entries[i] / DARRAY_IOV_MAX +
                   (t->entries[i] % DARRAY_IOV_MAX != 0);
@@ -141,12 +157,11 @@ static void aggregators(const tally_t *t, const tp_sizes_t *s,
 
 static int walk_all(tally_t *t, const xfer_t *x, const access_t *acc) {
   for (t->r = 0; t->r < t->P; t->r++) {
-    t->key_dom = t->meta_dom = -1;
-    t->n = 0;
+    t->meta_dom = -1;
     if (acc->rank[t->r].bytes > 0 &&
         darray__xfer_walk_runs(x, t->r, -1, visit_run, t) != DARRAY_SUCCESS)
       return DARRAY_ENOMEM;
-    close_stream(t);
+    close_all(t);
     t->meta[t->r] += 4 * (int64_t)(t->P - 1); /* ROMIO's piece counts */
   }
   return DARRAY_SUCCESS;
@@ -162,9 +177,17 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
   size_t P = (size_t)acc->P, A = (size_t)d.A;
   tally_t t = {.d = &d, .C = s.C, .M = s.M, .P = acc->P, .write = x->write};
   t.sent = calloc(3 * P, sizeof *t.sent);
-  t.pieces = calloc(2 * A, sizeof *t.pieces);
-  int rc = t.sent && t.pieces ? DARRAY_SUCCESS : DARRAY_ENOMEM;
-  t.entries = t.pieces + A;
+  t.pieces = calloc(5 * A, sizeof *t.pieces);
+  t.open = malloc(A * sizeof *t.open);
+  int rc = t.sent && t.pieces && t.open ? DARRAY_SUCCESS : DARRAY_ENOMEM;
+  if (rc == DARRAY_SUCCESS) {
+    t.entries = t.pieces + A;
+    t.cycle = t.pieces + 2 * A;
+    t.n = t.pieces + 3 * A;
+    t.end = t.pieces + 4 * A;
+    for (size_t i = 0; i < A; i++)
+      t.cycle[i] = -1;
+  }
   if (rc == DARRAY_SUCCESS) {
     t.msgs = t.sent + P;
     t.meta = t.sent + 2 * P;
@@ -181,5 +204,6 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
   }
   free(t.sent);
   free(t.pieces);
+  free(t.open);
   return rc;
 }

@@ -95,9 +95,10 @@ static int64_t largest_chunk_streams(tp_t *t) {
   int64_t most = t->C;
   for (int64_t c = 0; c < t->ntimes; c++) {
     int64_t clo, chi, sum = 0;
-    darray__tp_chunk(&t->dom, t->C, t->myagg, c, &clo, &chi);
-    for (int r = 0; r < t->P && clo < chi; r++)
-      sum += darray__tp_stream_bytes(&t->peer[r], clo, chi);
+    for (int64_t j = 0;
+         darray__tp_part(&t->dom, t->C, t->myagg, c, j, &clo, &chi); j++)
+      for (int r = 0; r < t->P && clo < chi; r++)
+        sum += darray__tp_stream_bytes(&t->peer[r], clo, chi);
     most = sum > most ? sum : most;
   }
   return most;
@@ -160,11 +161,12 @@ static int prepare_aggregator(tp_t *t) {
                           DARRAY_SUCCESS))
     return DARRAY_ENOMEM;
   t->cursor = calloc(P, sizeof *t->cursor);
+  t->spos = calloc(P, sizeof *t->spos);
   t->walk = calloc(P, sizeof *t->walk);
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
   if (t->image)
     t->img = malloc((size_t)t->C);
-  if (!t->cursor || !t->walk || !t->iov || (t->image && !t->img))
+  if (!t->cursor || !t->spos || !t->walk || !t->iov || (t->image && !t->img))
     return DARRAY_ENOMEM;
   return DARRAY_SUCCESS;
 }
@@ -225,6 +227,7 @@ static void tp_finish(xfer_t *x) {
   free(t->img);
   free(t->pack);
   free(t->cursor);
+  free(t->spos);
   free(t->walk);
   free(t->iov);
   free(t);
@@ -238,8 +241,9 @@ static void tp_finish(xfer_t *x) {
  * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
  * sent and when received) and a synchronization cost per cycle
  * (darray_cb_cycle_ns, measured when the file opens): the largest domain
- * at B (on a striped file, at least ntimes chunks times the aggregators
- * that meet on one server in a cycle: a server is B, tp_layout.c), plus
+ * at B (on a striped file, at least ntimes of the largest chunks times the
+ * aggregators that meet on one server in a cycle: a server is B,
+ * tp_layout.c), plus
  * ntimes cycles of one file call and one synchronization each,
  * plus the exchange of every process's data that lives in other domains
  * (the slowest process's bytes, (P - 1) / P of them, both ways). Domains
@@ -270,7 +274,7 @@ static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
   double file = (double)s.dmax * bw;
   double served = d.su > 0 && d.S > 0 ? (double)s.ntimes *
                                              darray__tp_meet(&d, s.C) *
-                                             (double)s.C * bw
+                                             (double)s.cmax * bw
                                        : 0;
   double servers = darray__servers_ns(
       x, (double)d.A * (double)s.ntimes * lat + (double)(d.hi - d.lo) * bw);

@@ -57,6 +57,8 @@ typedef struct tp_sizes {
   int64_t C, M;   /* chunk bytes per aggregator and cycle; message bytes */
   int64_t ntimes; /* cycles, the same on every process */
   int64_t dmax;   /* the largest domain */
+  int64_t cmax;   /* the most bytes one aggregator's chunk holds (a layout
+                     chunk of whole blocks may hold less than C) */
   int parts;      /* buffers of C bytes */
   bool image, pipeline;
   int64_t need;   /* M + parts * C: an aggregator's buffers */
@@ -71,23 +73,35 @@ DARRAY_HIDDEN void darray__tp_domains(const access_t *acc,
                                       tp_domains_t *d);
 /* Logical domains: start of domain i (lo for i <= 0, hi for i >= A). */
 DARRAY_HIDDEN int64_t darray__tp_boundary(const tp_domains_t *d, int i);
-/* Chunk [*clo, *chi) of domain i in a cycle (empty when clo == chi). */
-DARRAY_HIDDEN void darray__tp_chunk(const tp_domains_t *d, int64_t C, int i,
-                                    int64_t cycle, int64_t *clo,
-                                    int64_t *chi);
+/*
+ * Part j of aggregator i's chunk in a cycle: [*plo, *phi), empty when
+ * plo == phi; false when the chunk has no part j. A logical domain's
+ * chunk is one part, [dlo + cycle C, + C) of its domain; a layout
+ * domain's chunk is up to C / (its longest block) of its blocks, in file
+ * order, or a piece of one block longer than C (tp_layout.c). The parts
+ * of a chunk add up to at most C bytes, and part 0 exists in every
+ * cycle. Callers walk j = 0, 1, ... until false.
+ */
+DARRAY_HIDDEN bool darray__tp_part(const tp_domains_t *d, int64_t C, int i,
+                                   int64_t cycle, int64_t j, int64_t *plo,
+                                   int64_t *phi);
+/* Whether aggregator i has bytes to move in a cycle. */
+DARRAY_HIDDEN bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i,
+                                   int64_t cycle);
 /* The smallest base + k * unit (k >= 0) at or after b, or hi when that
  * lies past hi (base <= hi, unit >= 1). */
 DARRAY_HIDDEN int64_t darray__tp_round_up(int64_t b, int64_t base,
                                           int64_t unit, int64_t hi);
-/* Domain i's bytes (*total) and its longest contiguous block (*block),
- * or upper bounds of them (layout domains). */
+/* Domain i's bytes (*total, an upper bound for layout domains) and the
+ * largest chunk it can use (*most: the domain; for layout domains all its
+ * blocks at their longest, which may pass the extent). */
 DARRAY_HIDDEN void darray__tp_domain_len(const tp_domains_t *d, int i,
-                                         int64_t *total, int64_t *block);
+                                         int64_t *total, int64_t *most);
 /* Cycles domain i needs with chunks of C bytes. */
 DARRAY_HIDDEN int64_t darray__tp_domain_cycles(const tp_domains_t *d, int i,
                                                int64_t C);
 /* The chunk that holds byte off (lo <= off < hi): its aggregator, cycle
- * and end. */
+ * and the end of the part that holds it. */
 DARRAY_HIDDEN void darray__tp_locate(const tp_domains_t *d, int64_t C,
                                      int64_t off, int *agg, int64_t *cycle,
                                      int64_t *chi);
@@ -99,12 +113,14 @@ DARRAY_HIDDEN void darray__tp_locate(const tp_domains_t *d, int64_t C,
 DARRAY_HIDDEN bool darray__tp_layout_wanted(const tp_domains_t *d,
                                             const darray_hints_t *h);
 DARRAY_HIDDEN void darray__tp_layout_len(const tp_domains_t *d, int i,
-                                         int64_t *total, int64_t *block);
+                                         int64_t *total, int64_t *most);
 DARRAY_HIDDEN int64_t darray__tp_layout_cycles(const tp_domains_t *d, int i,
                                                int64_t C);
-DARRAY_HIDDEN void darray__tp_layout_chunk(const tp_domains_t *d, int64_t C,
-                                           int i, int64_t cycle,
-                                           int64_t *clo, int64_t *chi);
+DARRAY_HIDDEN int64_t darray__tp_layout_chunk_max(const tp_domains_t *d,
+                                                  int i, int64_t C);
+DARRAY_HIDDEN bool darray__tp_layout_part(const tp_domains_t *d, int64_t C,
+                                          int i, int64_t cycle, int64_t j,
+                                          int64_t *plo, int64_t *phi);
 DARRAY_HIDDEN void darray__tp_layout_locate(const tp_domains_t *d, int64_t C,
                                             int64_t off, int *agg,
                                             int64_t *cycle, int64_t *chi);
@@ -114,11 +130,12 @@ DARRAY_HIDDEN void darray__tp_layout_servers(const tp_domains_t *d, int i,
                                              int64_t *s0, int64_t *s1);
 /* Aggregators whose chunks touch one server in one cycle, most, over the
  * first `cycles` cycles (contention; 0 when the file is not striped), and
- * the most servers one aggregator's chunk touches in a cycle (*servers);
- * cnt: room for S counts. */
+ * the most servers one aggregator's chunk touches in a cycle (*servers),
+ * looking at the first `parts` parts of each chunk; cnt: room for 2 S
+ * ints. */
 DARRAY_HIDDEN int darray__tp_contention(const tp_domains_t *d, int64_t C,
-                                        int64_t cycles, int *cnt,
-                                        int *servers);
+                                        int64_t cycles, int64_t parts,
+                                        int *cnt, int *servers);
 
 /* Aggregators whose chunks of C bytes meet on one server in a cycle, most
  * (sampled over the first cycles, without allocating: the same on every
@@ -152,7 +169,6 @@ typedef struct tp_slot {
   int64_t *stage_off; /* ... and where they sit in stage */
   MPI_Request *req;
   int nreq, req_cap, nrecv; /* receives come first */
-  int64_t data;       /* aggregators: every process's bytes in the chunk */
 } tp_slot_t;
 
 typedef struct tp {
@@ -185,6 +201,8 @@ typedef struct tp {
                           with one call (else: vectors of pieces) */
   char *img;           /* aggregators in image mode: C bytes */
   int64_t *cursor;     /* ... and how much of each is consumed */
+  int64_t *spos;       /* aggregators: each stream's bytes in the parts
+                          of the chunk before the current one */
   pwalk_t *walk;       /* aggregators: one walker per process */
   struct iovec *iov;   /* DARRAY_IOV_MAX entries */
   int niov;

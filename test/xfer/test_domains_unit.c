@@ -7,10 +7,13 @@
  * counts, server counts, stripe units (multiples of the element and not),
  * element sizes, displacements and chunk sizes:
  *  (a) the chunks of every aggregator and cycle cover [lo, hi) exactly
- *      once (a byte map), each at most C bytes, starting and ending on
- *      element boundaries (or at hi), none past the cycle count;
+ *      once (a byte map), each at most C bytes, its parts in file order
+ *      (one for logical domains; for layout domains as many whole blocks
+ *      as fit, so that short stripes do not multiply the cycles),
+ *      starting and ending on element boundaries (or at hi), none past
+ *      the cycle count;
  *  (b) darray__tp_locate finds, for every byte, the aggregator and cycle
- *      whose chunk holds it, and that chunk's end;
+ *      whose chunk holds it, and the end of that chunk's part;
  *  (c) layout domains: the stripe each chunk starts in is on one of its
  *      aggregator's servers; with A <= S and stripes of whole elements no
  *      two aggregators meet on a server in a cycle (contention 1), with
@@ -37,6 +40,44 @@ typedef struct dcase {
 
 static int64_t round_c(int64_t C, int64_t es) { return C / es * es; }
 
+/* One part [clo, chi) of aggregator i's chunk in cycle c: (a)-(c). */
+static bool check_part(const tp_domains_t *d, int64_t C, int i, int64_t c,
+                       int64_t cyc, int64_t clo, int64_t chi,
+                       unsigned char *seen, const char *what) {
+  if (!TU_CHECK(c < cyc && clo >= d->lo && chi <= d->hi) ||
+      !TU_CHECK((clo - d->disp) % d->es == 0 &&
+                (chi == d->hi || (chi - d->disp) % d->es == 0))) {
+    TU_FAIL("%s: aggregator %d cycle %lld: [%lld, %lld)", what, i,
+            (long long)c, (long long)clo, (long long)chi);
+    return false;
+  }
+  for (int64_t b = clo; b < chi; b++)
+    seen[b - d->lo]++;
+  if (d->layout) { /* (c) on its own servers */
+    int64_t s0, s1, s = (clo / d->su) % d->S;
+    darray__tp_layout_servers(d, i, &s0, &s1);
+    if (!TU_CHECK(s >= s0 && s < s1))
+      TU_FAIL("%s: aggregator %d (servers [%lld, %lld)) on server "
+              "%lld", what, i, (long long)s0, (long long)s1, (long long)s);
+  }
+  for (int64_t b = clo; b < chi; b += 1 + (chi - clo) / 7) { /* (b) */
+    int agg;
+    int64_t cy, end;
+    darray__tp_locate(d, C, b, &agg, &cy, &end);
+    if (!TU_CHECK(agg == i && cy == c && end == chi))
+      TU_FAIL("%s: byte %lld: located at %d/%lld/%lld, is %d/%lld/%lld",
+              what, (long long)b, agg, (long long)cy, (long long)end, i,
+              (long long)c, (long long)chi);
+  }
+  return true;
+}
+
+/* Every chunk's parts: in file order, not touching one another, at most
+ * C bytes together (they may touch: one aggregator of all servers);
+ * logical chunks one part; a layout chunk of several
+ * parts holds as many whole blocks as fit in C (a cycle that is not an
+ * aggregator's last holds C / (stripes per block x su + es) blocks or
+ * more: short stripes do not multiply the cycles). */
 static void check_chunks(const tp_domains_t *d, int64_t C, const char *what) {
   int64_t n = d->hi - d->lo, ntimes = 0;
   unsigned char *seen = calloc((size_t)n, 1);
@@ -44,38 +85,35 @@ static void check_chunks(const tp_domains_t *d, int64_t C, const char *what) {
     int64_t cyc = darray__tp_domain_cycles(d, i, C);
     ntimes = cyc > ntimes ? cyc : ntimes;
     for (int64_t c = 0; c < cyc + 2; c++) {
-      int64_t clo, chi;
-      darray__tp_chunk(d, C, i, c, &clo, &chi);
-      if (clo == chi)
-        continue;
-      if (!TU_CHECK(c < cyc && clo >= d->lo && chi <= d->hi &&
-                    chi - clo <= C) ||
-          !TU_CHECK((clo - d->disp) % d->es == 0 &&
-                    (chi == d->hi || (chi - d->disp) % d->es == 0))) {
-        TU_FAIL("%s: aggregator %d cycle %lld: [%lld, %lld)", what, i,
-                (long long)c, (long long)clo, (long long)chi);
-        free(seen);
-        return;
+      int64_t clo, chi, sum = 0, prev = d->lo, j, parts = 0;
+      for (j = 0; darray__tp_part(d, C, i, c, j, &clo, &chi); j++) {
+        if (clo == chi)
+          continue;
+        parts++;
+        sum += chi - clo;
+        if (!TU_CHECK(clo >= prev) ||
+            !check_part(d, C, i, c, cyc, clo, chi, seen, what)) {
+          TU_FAIL("%s: aggregator %d cycle %lld part %lld: [%lld, %lld) "
+                  "after %lld", what, i, (long long)c, (long long)j,
+                  (long long)clo, (long long)chi, (long long)prev);
+          free(seen);
+          return;
+        }
+        prev = chi;
       }
-      for (int64_t b = clo; b < chi; b++)
-        seen[b - d->lo]++;
-      if (d->layout) { /* (c) on its own servers */
-        int64_t s0, s1, s = (clo / d->su) % d->S;
-        darray__tp_layout_servers(d, i, &s0, &s1);
-        if (!TU_CHECK(s >= s0 && s < s1))
-          TU_FAIL("%s: aggregator %d (servers [%lld, %lld)) on server "
-                  "%lld", what, i, (long long)s0, (long long)s1,
-                  (long long)s);
-      }
-      for (int64_t b = clo; b < chi; b += 1 + (chi - clo) / 7) { /* (b) */
-        int agg;
-        int64_t cy, end;
-        darray__tp_locate(d, C, b, &agg, &cy, &end);
-        if (!TU_CHECK(agg == i && cy == c && end == chi))
-          TU_FAIL("%s: byte %lld: located at %d/%lld/%lld, is %d/%lld/%lld",
-                  what, (long long)b, agg, (long long)cy, (long long)end, i,
-                  (long long)c, (long long)chi);
-      }
+      if (!TU_CHECK(j >= 1 && sum <= C && (d->layout || j == 1)))
+        TU_FAIL("%s: aggregator %d cycle %lld: %lld parts, %lld bytes", what,
+                i, (long long)c, (long long)j, (long long)sum);
+      int64_t s0, s1;
+      darray__tp_layout_servers(d, i, &s0, &s1);
+      int64_t blk = (d->A <= d->S ? s1 - s0 : 1) * d->su + d->es;
+      /* (with stripes of whole elements no block is empty but one before
+       * the extent's start: cycle 0 may show one part less) */
+      if (d->layout && d->su % d->es == 0 && c + 1 < cyc && blk <= C &&
+          !TU_CHECK(parts + (c == 0) >= C / blk))
+        TU_FAIL("%s: aggregator %d cycle %lld: %lld parts, want >= %lld "
+                "(blocks <= %lld bytes)", what, i, (long long)c,
+                (long long)parts, (long long)(C / blk), (long long)blk);
     }
   }
   int64_t bad = 0;
@@ -100,7 +138,7 @@ static void one(const dcase_t *k, bool layout) {
     return;
   int cnt[64], servers;
   int meet = darray__tp_contention(&d, C, darray__tp_layout_cycles(&d, 0, C),
-                                   cnt, &servers);
+                                   INT64_MAX, cnt, &servers);
   int64_t want = k->A <= k->S ? 1 : (k->A + k->S - 1) / k->S;
   if (!TU_CHECK(meet <= want))
     TU_FAIL("%s: %d aggregators meet on a server, want <= %lld", what, meet,

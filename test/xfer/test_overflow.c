@@ -80,8 +80,11 @@ static int64_t want_boundary(const chunk_case_t *k, int i) {
 /* Chunk `cycle` of aggregator i against the domain [b0, b1) it cuts. */
 static int check_chunk(const tp_domains_t *d, int64_t C, int i,
                        int64_t cycle, int64_t b0, int64_t b1) {
-  int64_t clo, chi;
-  darray__tp_chunk(d, C, i, cycle, &clo, &chi);
+  int64_t clo, chi, x0, x1;
+  if (!darray__tp_part(d, C, i, cycle, 0, &clo, &chi) ||
+      darray__tp_part(d, C, i, cycle, 1, &x0, &x1))
+    return TU_FAIL("aggregator %d cycle %lld: a logical chunk is one part",
+                   i, (long long)cycle);
   wide_t s = b0 + (wide_t)cycle * C;
   int64_t wlo = s < b1 ? (int64_t)s : b1;
   int64_t whi = s + C < b1 ? (int64_t)(s + C) : b1;
