@@ -167,6 +167,68 @@ int darray__io_pwritev(io_call_t *c, const struct iovec *iov, int n,
   return write_span(c, NULL, iov, n, iov_bytes(iov, n), off);
 }
 
+bool darray__io_backend_lists(int which) {
+  return darray__io_backend(which)->plist != NULL;
+}
+
+/* Without a list call: each range from its share of the memory pieces,
+ * with a vector call (the share of one range has at most n pieces). */
+static int list_by_range(io_call_t *c, const struct iovec *iov, int n,
+                         int nr, const int64_t *off, const int64_t *len,
+                         bool write, char *scratch, int64_t scratch_len) {
+  struct iovec v[DARRAY_IOV_MAX];
+  int i = 0;
+  (void)n; /* the ranges hold as many bytes as the n pieces */
+  size_t in = 0; /* bytes of iov[i] already taken */
+  for (int k = 0; k < nr; k++) {
+    int m = 0;
+    for (int64_t need = len[k]; need > 0;) {
+      size_t take = iov[i].iov_len - in;
+      if ((int64_t)take > need)
+        take = (size_t)need;
+      v[m++] = (struct iovec){(char *)iov[i].iov_base + in, take};
+      need -= (int64_t)take;
+      in += take;
+      if (in == iov[i].iov_len)
+        i++, in = 0;
+    }
+    int rc = write ? darray__io_pwritev(c, v, m, off[k], scratch, scratch_len)
+                   : darray__io_preadv(c, v, m, off[k], scratch, scratch_len);
+    if (rc != DARRAY_SUCCESS)
+      return rc;
+  }
+  return DARRAY_SUCCESS;
+}
+
+int darray__io_xfer_list(io_call_t *c, const struct iovec *iov, int n,
+                         int nr, const int64_t *off, const int64_t *len,
+                         bool write, char *scratch, int64_t scratch_len) {
+  io_file_t *f = c->file;
+  if (nr <= 1 || f->ops->plist == NULL)
+    return list_by_range(c, iov, n, nr, off, len, write, scratch,
+                         scratch_len);
+  int64_t lo = off[0], span = off[nr - 1] + len[nr - 1] - lo, bytes = 0;
+  for (int k = 0; k < nr; k++)
+    bytes += len[k];
+  bool held = write && darray__io_write_needs_lock(c, lo, span);
+  int rc = held ? darray__io_lock(c, lo, span, false) : DARRAY_SUCCESS;
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (write) {
+    c->stats->write_calls++;
+    c->stats->bytes_written += bytes;
+  } else {
+    c->stats->read_calls++;
+    c->stats->bytes_read += bytes;
+  }
+  before(c);
+  int64_t t = darray__now_ns();
+  rc = after(c, f->ops->plist(f, iov, n, nr, off, len, write));
+  c->stats->io_ns += darray__now_ns() - t;
+  int rc2 = held ? darray__io_unlock(c, lo, span) : DARRAY_SUCCESS;
+  return rc != DARRAY_SUCCESS ? rc : rc2;
+}
+
 int darray__io_preadv(io_call_t *c, const struct iovec *iov, int n,
                       int64_t off, char *scratch, int64_t scratch_len) {
   if (c->file->ops->preadv == NULL)

@@ -32,6 +32,15 @@ typedef struct io_ops {
    * through a caller's scratch buffer) */
   int (*preadv)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
   int (*pwritev)(io_file_t *f, const struct iovec *iov, int n, int64_t off);
+  /* list transfer: the nr file ranges [off[k], off[k] + len[k]), in
+   * increasing order and apart, from/to the n (<= DARRAY_IOV_MAX) memory
+   * pieces of iov, one after another (as many bytes as the ranges);
+   * NULL when the back end has none (the io layer then moves range by
+   * range). The subfile back end moves each subfile's share of all the
+   * ranges with one call: a layout-aware chunk's stripes of one server,
+   * round after round, are one extent of its subfile. */
+  int (*plist)(io_file_t *f, const struct iovec *iov, int n, int nr,
+               const int64_t *off, const int64_t *len, bool write);
 } io_ops_t;
 
 /* Most pieces in one vector call (POSIX guarantees at least 16; Linux
@@ -209,6 +218,16 @@ DARRAY_HIDDEN int darray__io_pwritev(io_call_t *c, const struct iovec *iov,
 DARRAY_HIDDEN int darray__io_preadv(io_call_t *c, const struct iovec *iov,
                                     int n, int64_t off, char *scratch,
                                     int64_t scratch_len);
+/* List transfers (io_ops_t.plist): one back-end call where it has them
+ * (one call counted), else one vector call per range; at most
+ * DARRAY_IOV_MAX ranges. A write takes its shared lock over the ranges'
+ * span. */
+DARRAY_HIDDEN int darray__io_xfer_list(io_call_t *c, const struct iovec *iov,
+                                       int n, int nr, const int64_t *off,
+                                       const int64_t *len, bool write,
+                                       char *scratch, int64_t scratch_len);
+/* Whether a back end (DARRAY_BACKEND_*) moves a list with one call. */
+DARRAY_HIDDEN bool darray__io_backend_lists(int which);
 /* Map an errno value to a darray code. */
 DARRAY_HIDDEN int darray__io_errno_code(int e);
 

@@ -136,36 +136,53 @@ static int take(batch_t *b, cursor_t *c, int64_t at, int64_t len) {
   return DARRAY_SUCCESS;
 }
 
-/* Subfile j's share of the logical range [off, end). */
+/* Subfile j's share of the logical ranges [off[r], off[r] + len[r]),
+ * whose memory follows one another in iov: its stripes' pieces, gathered
+ * into one call as long as they follow one another in the subfile (the
+ * stripes of one range do; so do a layout-aware chunk's rounds). */
 static int one_subfile(batch_t *b, const struct iovec *iov, int64_t j,
-                       int64_t off, int64_t end) {
+                       int nr, const int64_t *off, const int64_t *len) {
   const sub_layout_t *l = &b->f->sub->lay;
-  int64_t k = off / l->unit;
-  k += ((j - k % l->factor) + l->factor) % l->factor; /* first of j's */
   b->p = &b->f->sub->part[j];
-  b->soff = (k / l->factor) * l->unit + (k * l->unit < off ? off % l->unit
-                                                           : 0);
   b->m = 0;
   b->len = 0;
   cursor_t c = {iov, 0, 0, 0};
   int rc = DARRAY_SUCCESS;
-  for (; rc == DARRAY_SUCCESS && k * l->unit < end; k += l->factor) {
-    int64_t a = k * l->unit > off ? k * l->unit : off;
-    int64_t z = end - k * l->unit > l->unit ? (k + 1) * l->unit : end;
-    rc = take(b, &c, a - off, z - a);
+  for (int64_t r = 0, pos = 0; r < nr && rc == DARRAY_SUCCESS;
+       pos += len[r], r++) {
+    int64_t k = off[r] / l->unit, end = off[r] + len[r];
+    k += ((j - k % l->factor) + l->factor) % l->factor; /* first of j's */
+    for (; rc == DARRAY_SUCCESS && k * l->unit < end; k += l->factor) {
+      int64_t a = k * l->unit > off[r] ? k * l->unit : off[r];
+      int64_t z = end - k * l->unit > l->unit ? (k + 1) * l->unit : end;
+      int64_t so = (k / l->factor) * l->unit + (a - k * l->unit);
+      if (b->m > 0 && so != b->soff + b->len)
+        rc = flush(b); /* not where the gathered pieces end */
+      if (b->m == 0)
+        b->soff = so;
+      if (rc == DARRAY_SUCCESS)
+        rc = take(b, &c, pos + a - off[r], z - a);
+    }
   }
   return rc == DARRAY_SUCCESS ? flush(b) : rc;
 }
 
-static int xfer(io_file_t *f, const struct iovec *iov, int n, int64_t off,
-                bool write) {
-  int64_t len = 0, end;
+static int xfer_list(io_file_t *f, const struct iovec *iov, int n, int nr,
+                     const int64_t *off, const int64_t *len, bool write) {
+  int64_t bytes = 0, end = 0;
   for (int i = 0; i < n; i++)
-    len += (int64_t)iov[i].iov_len;
-  /* the stripe walk looks up to one row past the end (unit <= 2^40,
-   * factor <= SUB_FACTOR_MAX: the row fits) */
-  int64_t row = f->sub->lay.unit * f->sub->lay.factor;
-  if (off < 0 || !darray__add_ok(off, len, &end) || end > INT64_MAX - row)
+    bytes += (int64_t)iov[i].iov_len;
+  /* the stripe walk looks up to one row past a range's end (unit <=
+   * 2^40, factor <= SUB_FACTOR_MAX: the row fits); ranges in increasing
+   * order, apart, and as many bytes as the memory */
+  int64_t row = f->sub->lay.unit * f->sub->lay.factor, sum = 0;
+  for (int r = 0; r < nr; r++) {
+    if (off[r] < end || len[r] < 0 || !darray__add_ok(off[r], len[r], &end) ||
+        end > INT64_MAX - row)
+      return DARRAY_EINVAL;
+    sum += len[r];
+  }
+  if (sum != bytes)
     return DARRAY_EINVAL;
   if (write)
     f->sub->written = true;
@@ -175,7 +192,7 @@ static int xfer(io_file_t *f, const struct iovec *iov, int n, int64_t off,
   b.eof = false;
   int rc = DARRAY_SUCCESS;
   for (int64_t j = 0; j < f->sub->lay.factor && rc == DARRAY_SUCCESS; j++)
-    rc = one_subfile(&b, iov, j, off, end);
+    rc = one_subfile(&b, iov, j, nr, off, len);
   if (rc == DARRAY_SUCCESS && b.eof) { /* holes, or past the end? */
     int64_t lend;
     rc = darray__sub_logical_end(f, &lend);
@@ -183,6 +200,14 @@ static int xfer(io_file_t *f, const struct iovec *iov, int n, int64_t off,
       rc = DARRAY_EEOF;
   }
   return rc;
+}
+
+static int xfer(io_file_t *f, const struct iovec *iov, int n, int64_t off,
+                bool write) {
+  int64_t len = 0;
+  for (int i = 0; i < n; i++)
+    len += (int64_t)iov[i].iov_len;
+  return xfer_list(f, iov, n, 1, &off, &len, write);
 }
 
 static int sub_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
@@ -439,6 +464,6 @@ static int sub_close(io_file_t *f) {
 }
 
 const io_ops_t darray__io_subfiles_ops = {
-    "subfiles", sub_open,  sub_pread,  sub_pwrite,
-    sub_sync,   sub_close, sub_preadv, sub_pwritev,
+    "subfiles", sub_open,  sub_pread,  sub_pwrite, sub_sync,
+    sub_close,  sub_preadv, sub_pwritev, xfer_list,
 };

@@ -226,31 +226,46 @@ static void flush_vector(tp_t *t) {
   if (t->niov == 0)
     return;
   io_call_t *io = &t->x->io;
-  if (t->x->write) /* a dataset member's CRC share, if it has one */
-    darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
-  int rc = t->x->write ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off,
-                                            t->pack, t->M)
-                       : darray__io_preadv(io, t->iov, t->niov, t->iov_off,
-                                           t->pack, t->M);
+  bool w = t->x->write;
+  int rc;
+  if (t->lists) { /* no CRC share: lists are off for such calls */
+    rc = darray__io_xfer_list(io, t->iov, t->niov, t->nr, t->roff, t->rlen,
+                              w, t->pack, t->M);
+  } else {
+    if (w) /* a dataset member's CRC share, if it has one */
+      darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
+    rc = w ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off, t->pack, t->M)
+           : darray__io_preadv(io, t->iov, t->niov, t->iov_off, t->pack, t->M);
+  }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;
-  t->niov = 0;
+  t->niov = t->nr = 0;
 }
 
-/* Append a piece; a hole in the file starts a new vector call. */
+/* Append a piece; a hole in the file starts a new range of the list, or
+ * a new vector call. */
 static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
   struct iovec *last = t->niov > 0 ? &t->iov[t->niov - 1] : NULL;
-  if (last != NULL && foff != t->iov_end)
-    flush_vector(t), last = NULL;
+  bool hole = last != NULL && foff != t->iov_end;
+  if (hole && (!t->lists || t->nr == DARRAY_IOV_MAX))
+    flush_vector(t), last = NULL, hole = false;
   if (last != NULL && (char *)last->iov_base + last->iov_len == mem) {
-    last->iov_len += (size_t)len;
+    last->iov_len += (size_t)len; /* memory runs on: one piece */
   } else {
     if (t->niov == DARRAY_IOV_MAX)
-      flush_vector(t);
-    if (t->niov == 0)
-      t->iov_off = foff;
+      flush_vector(t), hole = false;
     t->iov[t->niov++] = (struct iovec){mem, (size_t)len};
   }
+  if (t->niov == 1 && t->nr == 0) { /* a new call */
+    t->iov_off = foff;
+    t->roff[0] = foff;
+    t->rlen[0] = 0;
+    t->nr = 1;
+  } else if (hole) {
+    t->roff[t->nr] = foff;
+    t->rlen[t->nr++] = 0;
+  }
+  t->rlen[t->nr - 1] += len;
   t->iov_end = foff + len;
 }
 
@@ -327,7 +342,8 @@ static void vector_pieces(tp_t *t, int64_t clo, int64_t chi, char *img) {
     add_piece(t, foff, mem, len);
     darray__tp_walk_next(w);
   }
-  flush_vector(t);
+  if (!t->lists) /* else the chunk's parts go as one list (chunk_io) */
+    flush_vector(t);
 }
 
 /*
@@ -344,6 +360,7 @@ static int write_image_holes(tp_t *t, int64_t clo, int64_t chi, char *img) {
   if (!io->file->rmw) {
     image_copy(t, clo, chi, img, true);
     vector_pieces(t, clo, chi, img);
+    flush_vector(t);
     return DARRAY_SUCCESS; /* failures are in t->rc */
   }
   darray__xfer_crc_lost(t->x); /* the holes' bytes are not the call's */
@@ -387,15 +404,67 @@ static void chunk_image(tp_t *t, int64_t clo, int64_t chi, char *img) {
     t->rc = rc;
 }
 
+static void next_part(tp_t *t, int64_t clo, int64_t chi) {
+  for (int r = 0; r < t->P; r++)
+    t->spos[r] += darray__tp_stream_bytes(&t->peer[r], clo, chi);
+}
+
+/*
+ * A dense chunk in image mode on a back end with list calls: its parts
+ * side by side in the image, moved with one list call (per DARRAY_IOV_MAX
+ * parts): copied in before a write, out after a read.
+ */
+static void image_lists(tp_t *t, int64_t cycle) {
+  io_call_t *io = &t->x->io;
+  bool write = t->x->write, more = true;
+  char *img = t->img;
+  for (int64_t j = 0; more && t->rc == DARRAY_SUCCESS;) {
+    int64_t clo, chi, n = 0;
+    t->nr = 0;
+    while (t->nr < DARRAY_IOV_MAX &&
+           (more = darray__tp_part(&t->dom, t->C, t->myagg, cycle, j++, &clo,
+                                   &chi))) {
+      if (clo == chi)
+        continue;
+      if (write)
+        image_copy(t, clo, chi, img + n, true), next_part(t, clo, chi);
+      t->roff[t->nr] = clo;
+      t->rlen[t->nr++] = chi - clo;
+      n += chi - clo;
+    }
+    if (t->nr == 0)
+      break;
+    struct iovec v = {img, (size_t)n};
+    int rc = darray__io_xfer_list(io, &v, 1, t->nr, t->roff, t->rlen, write,
+                                  t->pack, t->M);
+    if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
+      t->rc = rc;
+    char *at = img;
+    for (int k = 0; !write && rc == DARRAY_SUCCESS && k < t->nr; k++) {
+      clo = t->roff[k], chi = clo + t->rlen[k];
+      image_copy(t, clo, chi, at, false);
+      next_part(t, clo, chi);
+      at += chi - clo;
+    }
+    img += n;
+    t->nr = 0;
+  }
+}
+
 /* Every process's pieces of my chunk, part after part, merged in file
  * order, to or from the file: through the chunk's image (each part at the
  * next place in it), or mine from my buffer and the others' from their
- * staged streams. A write stops at its first failure. */
+ * staged streams; with list calls the parts go together. A write stops
+ * at its first failure. */
 static void chunk_io(tp_t *t, int64_t cycle) {
   int64_t clo, chi;
   char *img = t->img;
   for (int r = 0; r < t->P; r++)
     t->spos[r] = 0;
+  if (t->image && t->lists && t->dense) {
+    image_lists(t, cycle);
+    return;
+  }
   for (int64_t j = 0;
        darray__tp_part(&t->dom, t->C, t->myagg, cycle, j, &clo, &chi) &&
        !(t->x->write && t->rc != DARRAY_SUCCESS);
@@ -406,9 +475,9 @@ static void chunk_io(tp_t *t, int64_t cycle) {
       chunk_image(t, clo, chi, img), img += chi - clo;
     else
       vector_pieces(t, clo, chi, NULL);
-    for (int r = 0; r < t->P; r++)
-      t->spos[r] += darray__tp_stream_bytes(&t->peer[r], clo, chi);
+    next_part(t, clo, chi);
   }
+  flush_vector(t);
 }
 
 /* ---- the cycle ---------------------------------------------------------- */

@@ -125,8 +125,9 @@ static void sum_max(const int64_t *v, int n, int64_t *sum, int64_t *max) {
  * with one call (image mode), or with one vector call per DARRAY_IOV_MAX
  * entries (vector mode, chosen where pieces are long: then a part has
  * fewer entries than that, and the count, one call per part at least, is
- * exact). */
-static void aggregators(const tally_t *t, const tp_sizes_t *s,
+ * exact). On a back end with list calls (lists) a chunk's parts move
+ * together, DARRAY_IOV_MAX of them per call. */
+static void aggregators(const tally_t *t, const tp_sizes_t *s, bool lists,
                         darray_plan_row_t *row) {
   row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
   row->agg_pieces_max = 0;
@@ -134,12 +135,14 @@ static void aggregators(const tally_t *t, const tp_sizes_t *s,
   for (int i = 0; i < t->d->A; i++) {
     int64_t calls = 0, bytes = 0;
     for (int64_t c = 0; c < s->ntimes; c++) {
-      int64_t clo, chi;
+      int64_t clo, chi, parts = 0;
       for (int64_t j = 0; darray__tp_part(t->d, s->C, i, c, j, &clo, &chi);
            j++) {
-        calls += clo < chi;
+        parts += clo < chi;
         bytes += chi - clo;
       }
+      calls += lists ? parts / DARRAY_IOV_MAX + (parts % DARRAY_IOV_MAX != 0)
+                     : parts;
     }
     int64_t vec = t->entries[i] / DARRAY_IOV_MAX +
                   (t->entries[i] % DARRAY_IOV_MAX != 0);
@@ -197,7 +200,7 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
     sum_max(t.sent, t.P, &row->sent_bytes_sum, &row->sent_bytes_max);
     sum_max(t.msgs, t.P, &row->messages_sum, &row->messages_max);
     sum_max(t.meta, t.P, &row->romio_metadata_sum, &row->romio_metadata_max);
-    aggregators(&t, &s, row);
+    aggregators(&t, &s, darray__io_backend_lists(h->backend), row);
     row->cycles = s.ntimes;
     row->temp_bytes_max = s.need;
     rc = contention(&d, s.C, s.ntimes, row);

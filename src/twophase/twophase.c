@@ -164,9 +164,12 @@ static int prepare_aggregator(tp_t *t) {
   t->spos = calloc(P, sizeof *t->spos);
   t->walk = calloc(P, sizeof *t->walk);
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
+  t->roff = malloc(sizeof *t->roff * 2 * DARRAY_IOV_MAX);
+  t->rlen = t->roff + DARRAY_IOV_MAX;
   if (t->image)
     t->img = malloc((size_t)t->C);
-  if (!t->cursor || !t->spos || !t->walk || !t->iov || (t->image && !t->img))
+  if (!t->cursor || !t->spos || !t->walk || !t->iov || !t->roff ||
+      (t->image && !t->img))
     return DARRAY_ENOMEM;
   return DARRAY_SUCCESS;
 }
@@ -230,6 +233,7 @@ static void tp_finish(xfer_t *x) {
   free(t->spos);
   free(t->walk);
   free(t->iov);
+  free(t->roff);
   free(t);
   x->state = NULL;
 }
@@ -289,6 +293,10 @@ static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
 
 static int tp_run(xfer_t *x) {
   tp_t *t = x->state;
+  /* lists feed no CRC share (set by now; a dataset's members are not
+   * subfiles anyway) */
+  t->lists = t->myagg >= 0 && x->io.file->ops->plist != NULL &&
+             x->crc == NULL;
   if (t->pipeline) {
     darray__tp_write_pipelined(t);
     return t->rc;

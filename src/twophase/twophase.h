@@ -207,6 +207,11 @@ typedef struct tp {
   struct iovec *iov;   /* DARRAY_IOV_MAX entries */
   int niov;
   int64_t iov_off, iov_end; /* file range the pending vector covers */
+  bool lists;          /* the back end moves several file ranges with one
+                          call (io_ops_t.plist): a chunk's parts, and the
+                          pieces of a vector with holes, go as one list */
+  int64_t *roff, *rlen; /* lists: DARRAY_IOV_MAX ranges, nr of them */
+  int nr;
   int rc; /* first local failure */
 } tp_t;
 

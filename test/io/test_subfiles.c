@@ -16,6 +16,11 @@
  * joined by the layout's closed form (subfiles_util.c) and compared byte
  * for byte with the posix file; the array is read back (same hints, and
  * for auto reopened without hints) and compared with what was written.
+ * Layout-aware two-phase domains whose chunks hold several stripes of an
+ * aggregator's servers (their parts): the back end moves a chunk's parts
+ * with one list call, so a process makes no more file calls than cycles
+ * (without lists: one per part), in image and vector mode, bytes against
+ * the posix file, read back.
  * Sections are written and read against the posix back end too. Holes:
  * only the last element written, the whole array read back through the
  * handle (zeros where subfiles end early), then darray_file_sync records
@@ -168,6 +173,66 @@ static void one_case(const dcase_t *d, darray_order_t order, int salt) {
   darray_free(&a);
 }
 
+/* ---- layout domains: a chunk's parts as one list call ----------------- */
+
+/* One call on path under hints; its counters in *st. */
+static int counted(const char *path, const char *hints, darray_t a,
+                   void *buf, bool write, darray_stats_t *st) {
+  MPI_Info info = tu_info(hints);
+  darray_file_t f = NULL;
+  int rc = darray_file_open(MPI_COMM_WORLD, path,
+                            write ? DARRAY_MODE_RDWR | DARRAY_MODE_CREATE
+                                  : DARRAY_MODE_RDONLY,
+                            info, &f);
+  if (rc == DARRAY_SUCCESS)
+    rc = write ? darray_write(f, a, buf) : darray_read(f, a, buf);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray_file_get_stats(f, st);
+  int rc2 = darray_file_close(&f);
+  MPI_Info_free(&info);
+  return rc != DARRAY_SUCCESS ? rc : rc2;
+}
+
+static void layout_lists(void) {
+  const char *const modes[] = {"darray_cb_image_piece=1g",
+                               "darray_cb_image_piece=0"};
+  for (int d = 0; d < 3; d++)
+    for (int m = 0; m < 2; m++)
+      for (int64_t s = 2; s <= 3; s++) {
+        darray_t a = make_array(&dcases[d], DARRAY_ORDER_C, 40);
+        int64_t bytes = 0;
+        TU_OK(darray_local_bytes(a, &bytes));
+        void *buf = malloc((size_t)bytes + 1), *got = calloc((size_t)bytes + 1, 1);
+        tu_fill_bytes(buf, bytes, 0x77u, tu_rank() * 100000);
+        char plain[600], sub[600], hints[300], what[400];
+        snprintf(plain, sizeof plain, "%s/plain", dir);
+        snprintf(sub, sizeof sub, "%s/sub", dir);
+        TU_OK(write_file(plain, "darray_backend=posix", a, buf));
+        snprintf(hints, sizeof hints,
+                 "darray_backend=subfiles;striping_unit=%d;striping_factor="
+                 "%lld;darray_strategy=twophase;darray_cb_domains=layout;"
+                 "cb_buffer_size=2048;%s",
+                 s == 2 ? 24 : 100, (long long)s, modes[m]);
+        snprintf(what, sizeof what, "layout lists, %s, S=%lld, %s",
+                 dcases[d].name, (long long)s, modes[m]);
+        darray_stats_t w = {0}, r = {0};
+        TU_OK(counted(sub, hints, a, buf, true, &w));
+        compare_joined(sub, plain, what);
+        TU_OK(counted(sub, hints, a, got, false, &r));
+        tu_compare_bytes(got, buf, bytes, what);
+        if (!TU_CHECK(w.cycles >= 1 && w.write_calls <= w.cycles &&
+                      r.read_calls <= r.cycles))
+          TU_FAIL("%s: %lld/%lld calls in %lld/%lld cycles (write/read)",
+                  what, (long long)w.write_calls, (long long)r.read_calls,
+                  (long long)w.cycles, (long long)r.cycles);
+        remove_set(sub);
+        tu_remove(plain);
+        free(buf);
+        free(got);
+        darray_free(&a);
+      }
+}
+
 /* ---- sections -------------------------------------------------------- */
 
 static int section_io(const char *path, const char *hints, darray_t a,
@@ -287,6 +352,7 @@ int main(int argc, char **argv) {
     one_case(&dcases[d], DARRAY_ORDER_C, 2 * d);
     one_case(&dcases[d], DARRAY_ORDER_FORTRAN, 2 * d + 1);
   }
+  layout_lists();
   sections();
   holes_and_sync();
   bad_hints();

@@ -9,7 +9,9 @@
  *      uneven last block, MULTIPARTITION at square process counts), for
  *      writes and reads, with each strategy forced and with small buffers
  *      (many cycles, pipelined writes, sieve windows, layout-aware
- *      domains on 3 servers; rows forced where it has no grouping is
+ *      domains on 3 servers, on a plain file and on a set of 3 subfiles,
+ *      whose back end moves a chunk's parts with one call; rows forced
+ *      where it has no grouping is
  *      refused by the real call and has none on paper), the numbers darray_plan_virtual
  *      computes for a virtual array of P processes equal the counters of
  *      the real call at P processes, summed and maximized over the
@@ -115,6 +117,11 @@ static void real_call(const desc_t *d, const char *hints, bool write,
   memcpy(strategy, st.strategy, 16);
   TU_OK(darray_file_close(&f));
   MPI_Info_free(&info);
+  for (int j = 0; strstr(hints, "subfiles") && j < 3; j++) {
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s.sub%dof3", path, j);
+    tu_remove(sub);
+  }
   tu_remove(path);
   free(buf);
   darray_free(&a);
@@ -192,7 +199,10 @@ static void matrix(void) {
                           "cb_nodes=1;cb_buffer_size=8192",
                           "ind_wr_buffer_size=64;ind_rd_buffer_size=64",
                           "striping_unit=96;striping_factor=3;"
-                          "darray_cb_domains=layout;cb_buffer_size=512"};
+                          "darray_cb_domains=layout;cb_buffer_size=512",
+                          "darray_backend=subfiles;striping_unit=96;"
+                          "striping_factor=3;darray_cb_domains=layout;"
+                          "cb_buffer_size=512"};
   const char *strategies[] = {NULL, "direct", "twophase", "sieve", "rows"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
