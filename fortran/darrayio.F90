@@ -974,21 +974,18 @@ contains
 
   ! ---- describing an array --------------------------------------------------
 
-  ! Create, then make Fortran order the default in memory and in the file.
-  subroutine create_common(comm, gsizes, type, a, ierr)
-    integer, intent(in) :: comm
-    integer(int64), intent(in) :: gsizes(:)
-    integer, intent(in) :: type
-    type(darray_t), intent(out) :: a
+  ! An array just created (created: the creation's code) gets Fortran
+  ! order as its default in memory and in the file; the outcome goes
+  ! through done() under the name of the call.
+  subroutine fortran_default(created, a, name, ierr)
+    integer(c_int), intent(in) :: created
+    type(darray_t), intent(inout) :: a
+    character(*), intent(in) :: name
     integer, intent(out), optional :: ierr
     integer(c_int) :: rc, none(1)
-    integer(c_int64_t) :: g(max(1, size(gsizes))), zeros(DARRAY_MAX_DIMS)
-    g = 0
-    g(1:size(gsizes)) = gsizes
-    rc = c_create(int(comm, c_int), int(size(gsizes), c_int), g, &
-      int(type, c_int), a%p)
-    if (rc /= DARRAY_SUCCESS) then
-      call done(rc, ierr, 'darray_create')
+    integer(c_int64_t) :: zeros(DARRAY_MAX_DIMS)
+    if (created /= DARRAY_SUCCESS) then
+      call done(created, ierr, name)
       return
     end if
     none = 0
@@ -996,7 +993,21 @@ contains
     rc = c_set_storage_order(a%p, int(DARRAY_ORDER_FORTRAN, c_int), none)
     if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, &
       int(DARRAY_ORDER_FORTRAN, c_int), zeros, zeros)
-    call done(rc, ierr, 'darray_create', ap=a%p)
+    call done(rc, ierr, name, ap=a%p)
+  end subroutine fortran_default
+
+  ! Create, then make Fortran order the default in memory and in the file.
+  subroutine create_common(comm, gsizes, type, a, ierr)
+    integer, intent(in) :: comm
+    integer(int64), intent(in) :: gsizes(:)
+    integer, intent(in) :: type
+    type(darray_t), intent(out) :: a
+    integer, intent(out), optional :: ierr
+    integer(c_int64_t) :: g(max(1, size(gsizes)))
+    g = 0
+    g(1:size(gsizes)) = gsizes
+    call fortran_default(c_create(int(comm, c_int), int(size(gsizes), c_int), &
+      g, int(type, c_int), a%p), a, 'darray_create', ierr)
   end subroutine create_common
 
   subroutine create_int(comm, gsizes, type, a, ierr)
@@ -2009,22 +2020,12 @@ contains
     integer, intent(in) :: type
     type(darray_t), intent(out) :: a
     integer, intent(out), optional :: ierr
-    integer(c_int) :: rc, none(1)
-    integer(c_int64_t) :: g(max(1, size(gsizes))), zeros(DARRAY_MAX_DIMS)
+    integer(c_int64_t) :: g(max(1, size(gsizes)))
     g = 0
     g(1:size(gsizes)) = gsizes
-    rc = c_create_virtual(int(nprocs, c_int), int(size(gsizes), c_int), g, &
-      int(type, c_int), a%p)
-    if (rc /= DARRAY_SUCCESS) then
-      call done(rc, ierr, 'darray_create_virtual')
-      return
-    end if
-    none = 0
-    zeros = 0
-    rc = c_set_storage_order(a%p, int(DARRAY_ORDER_FORTRAN, c_int), none)
-    if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, &
-      int(DARRAY_ORDER_FORTRAN, c_int), zeros, zeros)
-    call done(rc, ierr, 'darray_create_virtual', ap=a%p)
+    call fortran_default(c_create_virtual(int(nprocs, c_int), &
+      int(size(gsizes), c_int), g, int(type, c_int), a%p), a, &
+      'darray_create_virtual', ierr)
   end subroutine darray_create_virtual
 
   ! C characters up to the terminating null, as a Fortran string.
