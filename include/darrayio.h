@@ -1204,9 +1204,10 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  *  - `MPI_THREAD_SERIALIZED` or `MPI_THREAD_FUNNELED`: MPI is called only
  *    from the program's thread. The agreement before the transfer happens
  *    when the request is posted; the transfer runs in the background when
- *    it calls no MPI (the direct and sieve strategies on the posix back
- *    end: for such requests the planner chooses among those strategies);
- *    otherwise (two-phase, the mpiio back end) it runs when posted. The
+ *    it calls no MPI (the direct and sieve strategies on the posix and
+ *    subfiles back ends: for such requests the planner chooses among
+ *    those strategies); otherwise (two-phase, the mpiio back end) it runs
+ *    when posted. The
  *    final agreement is a nonblocking collective that darray_test() and
  *    darray_wait() progress.
  *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
@@ -1328,9 +1329,9 @@ DARRAY_API int darray_bwrite_section(darray_file_t f, darray_t a,
  * darray_file_sync() as a request. It takes effect after the requests this
  * process posted before it on \p f, so when it has completed on every
  * process, everything they wrote is on stable storage. It runs in the
- * background as the mode allows (the posix back end's fsync in the file's
- * thread below MPI_THREAD_MULTIPLE too; MPI_File_sync of the mpiio back
- * end when posted there).
+ * background as the mode allows (the fsync of the posix and subfiles back
+ * ends in the file's thread below MPI_THREAD_MULTIPLE too; MPI_File_sync
+ * of the mpiio back end when posted there).
  *
  * \param f the file
  * \param[out] req the request

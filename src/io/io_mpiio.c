@@ -169,5 +169,5 @@ static int mpiio_close(io_file_t *f) {
  * byte-range locks are io_lock.c's, on a descriptor of their own. */
 const io_ops_t darray__io_mpiio_ops = {
     "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite, mpiio_sync,
-    mpiio_close, NULL,       NULL,
+    mpiio_close, NULL,       NULL,         false,
 };

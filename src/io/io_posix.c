@@ -246,4 +246,5 @@ static int posix_pwritev(io_file_t *f, const struct iovec *iov, int n,
 const io_ops_t darray__io_posix_ops = {
     "posix",     posix_open,   posix_pread,  posix_pwrite,
     posix_sync,  posix_close,  posix_preadv, posix_pwritev,
+    true,
 };
