@@ -716,9 +716,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    `striping_factor` subfiles `path.sub<j>of<S>`, logical stripe k of
  *    `striping_unit` bytes in subfile k mod S at offset (k div S) *
  *    unit (both hints required, unit > 0, 1 <= S <= 1024). An existing
- *    descriptor is opened so whatever the hints say (unless
- *    #DARRAY_MODE_TRUNC); a hint contradicting its record is
- *    `DARRAY_EHINT`. darray_dataset_open() refuses it (`DARRAY_ENOTSUP`).
+ *    descriptor is opened so without hints (unless #DARRAY_MODE_TRUNC); a
+ *    hint contradicting its record, `darray_backend=posix` given
+ *    explicitly included, is `DARRAY_EHINT`. darray_dataset_open() refuses it (`DARRAY_ENOTSUP`).
  *    The page \ref subfiles has the layout;
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering), `sieve` (data
