@@ -168,18 +168,18 @@ DARRAY_API const char *darray_version_string(void);
   X(DARRAY_ECOMM, -14, "communicator is invalid or does not match")            \
   X(DARRAY_EINDEX, -15, "index out of range")                                  \
   X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
-  X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
+  X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")   \
   X(DARRAY_ELIMIT, -18,                                                        \
     "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
   X(DARRAY_EFORMAT, -19,                                                       \
     "the file is not a well-formed .npy, .npz or subfile set")                 \
-  X(DARRAY_ENOTSUP, -20,                                                     \
-    "the file uses a feature darrayio does not support (compression, ...)")  \
-  X(DARRAY_EREQUEST, -21,                                                    \
-    "not a pending request of this file (completed, or another file's)")     \
+  X(DARRAY_ENOTSUP, -20,                                                       \
+    "the file uses a feature darrayio does not support (compression, ...)")    \
+  X(DARRAY_EREQUEST, -21,                                                      \
+    "not a pending request of this file (completed, or another file's)")       \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
-  X(DARRAY_EREMOTE, -101, "reserved: never returned")                         \
+  X(DARRAY_EREMOTE, -101, "reserved: never returned")                          \
   X(DARRAY_EIO, -200, "input/output error")                                    \
   X(DARRAY_ENOSPC, -201, "no space left on device")                            \
   X(DARRAY_EACCESS, -202, "permission denied")                                 \
@@ -188,7 +188,7 @@ DARRAY_API const char *darray_version_string(void);
   X(DARRAY_ENOMEM, -205, "out of memory")                                      \
   X(DARRAY_EMPI, -206, "an MPI call failed")                                   \
   X(DARRAY_EISDIR, -207, "path is a directory")                                \
-  X(DARRAY_ELOCK, -208, "file locking failed")                              \
+  X(DARRAY_ELOCK, -208, "file locking failed")                                 \
   X(DARRAY_ECRC, -209, "CRC-32 mismatch: the data in the file is damaged")
 
 /** \cond DARRAY_INTERNAL */
@@ -718,8 +718,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    unit (both hints required, unit > 0, 1 <= S <= 1024). An existing
  *    descriptor is opened so without hints (unless #DARRAY_MODE_TRUNC); a
  *    hint contradicting its record, `darray_backend=posix` given
- *    explicitly included, is `DARRAY_EHINT`. darray_dataset_open() refuses it (`DARRAY_ENOTSUP`).
- *    The page \ref subfiles has the layout;
+ *    explicitly included, is `DARRAY_EHINT`. darray_dataset_open()
+ *    refuses it (`DARRAY_ENOTSUP`). The page \ref subfiles has the
+ *    layout;
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering), `sieve` (data
  *    sieving) or `rows` (collective I/O in groups derived from the
