@@ -76,48 +76,24 @@ darray_t make_array(int64_t disp) {
   return a;
 }
 
-/* The bytes a file should hold: arrays k with want[k], BG elsewhere. */
+/* The file of NARR arrays (test_async.h), BG between them. */
+static const tu_arrays_t file_layout = {NARR, G0 * G1, G0 * G1 * 8 + 40,
+                                        1000, BG};
+
 unsigned char *expected_file(const bool *want, int64_t *n) {
-  *n = disp_of(NARR);
-  unsigned char *b = malloc((size_t)*n);
-  memset(b, BG, (size_t)*n);
-  for (int k = 0; k < NARR; k++)
-    for (int64_t i = 0; want[k] && i < G0; i++)
-      for (int64_t j = 0; j < G1; j++) {
-        int64_t v = elem(seed_of(k), i, j);
-        memcpy(b + disp_of(k) + (i * G1 + j) * 8, &v, 8);
-      }
-  return b;
+  return tu_arrays_bytes(&file_layout, want, n);
 }
 
-/* Rank 0 writes the file's expected bytes (with want) with stdio. */
 void write_reference(const char *path, const bool *want) {
-  if (tu_rank() == 0) {
-    int64_t n;
-    unsigned char *b = expected_file(want, &n);
-    TU_CHECK(tu_write_file(path, b, n) == 0);
-    free(b);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  tu_arrays_write(&file_layout, path, want);
 }
 
-/* Rank 0 compares the file with the expected bytes. */
 void check_file(const char *path, const bool *want, const char *what) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (tu_rank() == 0) {
-    int64_t n, got_n;
-    unsigned char *b = expected_file(want, &n);
-    unsigned char *got = tu_read_file(path, &got_n);
-    if (TU_EQ_I64(got_n, n))
-      tu_compare_bytes(got, b, n, what);
-    free(b);
-    free(got);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  tu_arrays_check(&file_layout, path, want, what);
 }
 
 darray_file_t open_file(const char *path, const char *hints,
-                               const char *mode) {
+                        const char *mode) {
   char h[512];
   snprintf(h, sizeof h, "%s%sdarray_async=%s", hints, hints[0] ? ";" : "",
            mode);
@@ -150,7 +126,7 @@ void slab(int64_t *st, int64_t *ct) {
 }
 
 int64_t *section_values(uint64_t seed, const int64_t *st,
-                               const int64_t *ct) {
+                        const int64_t *ct) {
   int64_t *b = malloc(sizeof *b * (size_t)(ct[0] * ct[1] + 1));
   for (int64_t i = 0; i < ct[0]; i++)
     for (int64_t j = 0; j < ct[1]; j++)

@@ -82,15 +82,8 @@ static void unload(arrays_t *x) {
   free(x->sec);
 }
 
-/* Rank 0 removes the set at path; a barrier. */
 static void remove_set(const char *path) {
-  if (tu_rank() == 0)
-    for (int j = 0; j < FACTOR; j++) {
-      char name[700];
-      snprintf(name, sizeof name, "%s.sub%dof%d", path, j, FACTOR);
-      remove(name);
-    }
-  tu_remove(path);
+  tu_remove_subfiles(path, FACTOR);
 }
 
 /* Rank 0 makes a set at path of the first n bytes of want's file. */
