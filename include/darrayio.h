@@ -168,18 +168,18 @@ DARRAY_API const char *darray_version_string(void);
   X(DARRAY_ECOMM, -14, "communicator is invalid or does not match")            \
   X(DARRAY_EINDEX, -15, "index out of range")                                  \
   X(DARRAY_EBADHANDLE, -16, "handle is not valid (freed or corrupt)")          \
-  X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")  \
+  X(DARRAY_EOVERLAP, -17, "sections written by different processes overlap")   \
   X(DARRAY_ELIMIT, -18,                                                        \
     "the call needs more than a limit allows (darray_temp_limit, MPI counts)") \
   X(DARRAY_EFORMAT, -19,                                                       \
     "the file is not a well-formed .npy, .npz or subfile set")                 \
-  X(DARRAY_ENOTSUP, -20,                                                     \
-    "the file uses a feature darrayio does not support (compression, ...)")  \
-  X(DARRAY_EREQUEST, -21,                                                    \
-    "not a pending request of this file (completed, or another file's)")     \
+  X(DARRAY_ENOTSUP, -20,                                                       \
+    "the file uses a feature darrayio does not support (compression, ...)")    \
+  X(DARRAY_EREQUEST, -21,                                                      \
+    "not a pending request of this file (completed, or another file's)")       \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
-  X(DARRAY_EREMOTE, -101, "reserved: never returned")                         \
+  X(DARRAY_EREMOTE, -101, "reserved: never returned")                          \
   X(DARRAY_EIO, -200, "input/output error")                                    \
   X(DARRAY_ENOSPC, -201, "no space left on device")                            \
   X(DARRAY_EACCESS, -202, "permission denied")                                 \
@@ -188,7 +188,7 @@ DARRAY_API const char *darray_version_string(void);
   X(DARRAY_ENOMEM, -205, "out of memory")                                      \
   X(DARRAY_EMPI, -206, "an MPI call failed")                                   \
   X(DARRAY_EISDIR, -207, "path is a directory")                                \
-  X(DARRAY_ELOCK, -208, "file locking failed")                              \
+  X(DARRAY_ELOCK, -208, "file locking failed")                                 \
   X(DARRAY_ECRC, -209, "CRC-32 mismatch: the data in the file is damaged")
 
 /** \cond DARRAY_INTERNAL */
@@ -716,10 +716,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    `striping_factor` subfiles `path.sub<j>of<S>`, logical stripe k of
  *    `striping_unit` bytes in subfile k mod S at offset (k div S) *
  *    unit (both hints required, unit > 0, 1 <= S <= 1024). An existing
- *    descriptor is opened so whatever the hints say (unless
- *    #DARRAY_MODE_TRUNC); a hint contradicting its record is
- *    `DARRAY_EHINT`. darray_dataset_open() refuses it (`DARRAY_ENOTSUP`).
- *    The page \ref subfiles has the layout;
+ *    descriptor is opened so without hints (unless #DARRAY_MODE_TRUNC); a
+ *    hint contradicting its record, `darray_backend=posix` given
+ *    explicitly included, is `DARRAY_EHINT`. darray_dataset_open()
+ *    refuses it (`DARRAY_ENOTSUP`). The page \ref subfiles has the
+ *    layout;
  *  - `darray_strategy` = `auto` (default), `direct` (each process moves its
  *    own runs), `twophase` (collective buffering), `sieve` (data
  *    sieving) or `rows` (collective I/O in groups derived from the
@@ -1204,9 +1205,10 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  *  - `MPI_THREAD_SERIALIZED` or `MPI_THREAD_FUNNELED`: MPI is called only
  *    from the program's thread. The agreement before the transfer happens
  *    when the request is posted; the transfer runs in the background when
- *    it calls no MPI (the direct and sieve strategies on the posix back
- *    end: for such requests the planner chooses among those strategies);
- *    otherwise (two-phase, the mpiio back end) it runs when posted. The
+ *    it calls no MPI (the direct and sieve strategies on the posix and
+ *    subfiles back ends: for such requests the planner chooses among
+ *    those strategies); otherwise (two-phase, the mpiio back end) it runs
+ *    when posted. The
  *    final agreement is a nonblocking collective that darray_test() and
  *    darray_wait() progress.
  *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
@@ -1328,9 +1330,9 @@ DARRAY_API int darray_bwrite_section(darray_file_t f, darray_t a,
  * darray_file_sync() as a request. It takes effect after the requests this
  * process posted before it on \p f, so when it has completed on every
  * process, everything they wrote is on stable storage. It runs in the
- * background as the mode allows (the posix back end's fsync in the file's
- * thread below MPI_THREAD_MULTIPLE too; MPI_File_sync of the mpiio back
- * end when posted there).
+ * background as the mode allows (the fsync of the posix and subfiles back
+ * ends in the file's thread below MPI_THREAD_MULTIPLE too; MPI_File_sync
+ * of the mpiio back end when posted there).
  *
  * \param f the file
  * \param[out] req the request

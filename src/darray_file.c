@@ -98,6 +98,8 @@ static int open_args(darray_file_t f, const char *path, int mode,
   if (rc == DARRAY_SUCCESS)
     rc = darray__io_subfiles_detect(path, mode, &f->hints, msg,
                                     DARRAY_ERRMSG_LEN);
+  if (f != NULL)
+    f->hints.backend_given = false; /* used: not part of the agreement */
   if (rc == DARRAY_SUCCESS && dataset)
     rc = dataset_backend(f, path, msg);
   return rc;

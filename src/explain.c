@@ -192,7 +192,7 @@ static int nonblocking(darray_file_t f, const struct darray_s *a, bool write,
   if (rc == DARRAY_SUCCESS)
     fprintf(out, "  a nonblocking %s: strategy %s, %s\n",
             write ? "write" : "read", p.s->name,
-            !p.s->collective && f->hints.backend == DARRAY_BACKEND_POSIX
+            !p.s->collective && f->io.ops->local
                 ? "in the background"
                 : "when posted (it calls MPI)");
   return rc;

@@ -165,6 +165,8 @@ static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
     for (int i = 0; enum_name(def, i) != NULL; i++)
       if (strcmp(enum_name(def, i), v) == 0) {
         *(int *)field = i;
+        if (def->offset == offsetof(darray_hints_t, backend))
+          h->backend_given = true;
         return DARRAY_SUCCESS;
       }
     snprintf(msg, msglen, "hint %s: value '%s' is not one of", def->key, v);

@@ -86,6 +86,11 @@ typedef struct darray_hints {
    * and the bytes the copies of buffered writes may hold per process */
   int async_mode;
   int64_t nb_buffer_size;
+  /* not a hint: whether darray_backend was given (MPI_Info or
+   * DARRAYIO_HINTS), so that an explicit posix can be told from the
+   * default at a subfile descriptor (io_subfiles_meta.c); the open clears
+   * it once used, so that it takes no part in the hints' agreement */
+  bool backend_given;
 } darray_hints_t;
 
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);

@@ -7,33 +7,19 @@
 # exit status on usage errors (2) and on descriptions the advisor rejects
 # (1, with the library's message); --help and --version (0). One process.
 
-top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
-wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
-case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+. "${srcdir:-.}/test/cli.sh"
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}
 mkdir -p "$tmp" || exit 99
 out="$tmp/advise_cli.out"
 DARRAY_TEST_NP=1
 export DARRAY_TEST_NP
 
-fails=0
 # run EXPECTED-STATUS TEXT ARGS...: the tool's status and output
 run() {
   want_rc=$1 want_text=$2
   shift 2
-  /bin/sh "$wrapper" "$top/tools/darray-advise" "$@" >"$out" 2>&1
-  rc=$?
-  [ $rc -eq 77 ] && exit 77 # no launcher
-  got=$(sed -n 's/^== darray-advise: NP=1 FAILED: exit status \([0-9]*\)$/\1/p' "$out")
-  [ -n "$got" ] || got=0
-  if [ "$got" != "$want_rc" ] || ! grep -F -- "$want_text" "$out" >/dev/null
-  then
-    echo "FAIL: darray-advise $*: status $got (want $want_rc), output:"
-    cat "$out"
-    fails=$((fails + 1))
-  else
-    echo "ok: darray-advise $*"
-  fi
+  cli_mpi 1 tools/darray-advise "$@"
+  cli_expect "darray-advise $*" "$want_rc" "$want_text"
 }
 
 rows='rows,w=3,np=4,dist=block:*'
@@ -61,6 +47,6 @@ run 1 "DARRAY_EDIST: consumers[1] (mp): dist: MULTIPARTITION needs" \
 # --help and --version answer with status 0 (the version is the one
 # configure read from the header, tools/version.sh).
 run 0 "usage: darray-advise" --help
-run 0 "darray-advise (darrayio) $(sh "${srcdir:-.}/tools/version.sh")" \
+run 0 "darray-advise (darrayio) $version" \
   --version
 [ $fails -eq 0 ]

@@ -13,36 +13,19 @@
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
-top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
-wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
-case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+. "${srcdir:-.}/test/cli.sh"
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}/calibrate_cli.$$
-version=$(sh "${srcdir:-.}/tools/version.sh")
 mkdir -p "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out"
-fails=0
 small="--mib 4 --calls 200 --rounds 3"
 
 # run NP EXPECTED-STATUS TEXT ARGS...: the tool's status and output
 run() {
   np=$1 want_rc=$2 want_text=$3
   shift 3
-  DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$top/tools/darray-calibrate" "$@" \
-    >"$out" 2>&1
-  rc=$?
-  [ $rc -eq 77 ] && exit 77 # no launcher
-  got=$(sed -n 's/^== darray-calibrate: NP=.* FAILED: exit status \([0-9]*\)$/\1/p' "$out" | head -n 1)
-  [ -n "$got" ] || got=0
-  if [ "$got" != "$want_rc" ] || ! grep -F -- "$want_text" "$out" >/dev/null
-  then
-    echo "FAIL: NP=$np darray-calibrate $*: status $got (want $want_rc," \
-      "text '$want_text'), output:"
-    cat "$out"
-    fails=$((fails + 1))
-    return 1
-  fi
-  echo "ok: NP=$np darray-calibrate $*"
+  cli_mpi "$np" tools/darray-calibrate "$@"
+  cli_expect "NP=$np darray-calibrate $*" "$want_rc" "$want_text"
 }
 
 # check_line NP: the hint line's keys, once each, integer values

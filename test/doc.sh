@@ -7,7 +7,8 @@
 #  - the page of error codes (doc/errors.md, generated from the header's
 #    DARRAY_ERROR_TABLE by doc/error-table) has one row per code of the
 #    header, with the code's value, and no other row; the names and values
-#    are read here from the header's text, not through the compiler;
+#    are read here from the header's text, not through the compiler; the
+#    header's table itself is aligned (its backslashes in column 80);
 #  - every guide, the README, the benchmark's two pages and the error
 #    codes are pages of the site, and the main page links to each, and to
 #    every group of the API reference;
@@ -41,6 +42,13 @@ printf '%s\n' "$codes" | while read -r name value; do
   grep -q "$name" "$html/errors.html" ||
     echo "FAIL: $name is missing from the site's errors.html"
 done | grep . && fail=1
+# The header's table reads as a table: every continued line of the
+# X-macro ends with its backslash in column 80.
+awk '/^#define DARRAY_ERROR_TABLE/ { on = 1 }
+     on && /\\$/ && length($0) != 80 {
+       print "FAIL: DARRAY_ERROR_TABLE line " NR ": backslash in column " \
+             length($0) ", not 80: " $0 }
+     on && !/\\$/ { exit }' "$src/include/darrayio.h" | grep . && fail=1
 nrows=$(grep -c '^| DARRAY_' "$page")
 [ "$nrows" -eq "$ncodes" ] ||
   bad "doc/errors.md has $nrows rows for the header's $ncodes codes"

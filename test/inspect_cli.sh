@@ -13,35 +13,18 @@
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
-top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
-wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
-case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+. "${srcdir:-.}/test/cli.sh"
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}
-version=$(sh "${srcdir:-.}/tools/version.sh")
 mkdir -p "$tmp" && cd "$tmp" || exit 99
 out="$tmp/inspect_cli.$$.out"
 base=inspect_cli.$$
-fails=0
 
 # run NP EXPECTED-STATUS TEXT ARGS...: the tool's status and output
 run() {
   np=$1 want_rc=$2 want_text=$3
   shift 3
-  DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$top/tools/darray-inspect" "$@" \
-    >"$out" 2>&1
-  rc=$?
-  [ $rc -eq 77 ] && exit 77 # no launcher
-  got=$(sed -n 's/^== darray-inspect: NP=.* FAILED: exit status \([0-9]*\)$/\1/p' "$out" | head -n 1)
-  [ -n "$got" ] || got=0
-  if [ "$got" != "$want_rc" ] || ! grep -F -- "$want_text" "$out" >/dev/null
-  then
-    echo "FAIL: NP=$np darray-inspect $*: status $got (want $want_rc," \
-      "text '$want_text'), output:"
-    cat "$out"
-    fails=$((fails + 1))
-  else
-    echo "ok: NP=$np darray-inspect $*"
-  fi
+  cli_mpi "$np" tools/darray-inspect "$@"
+  cli_expect "NP=$np darray-inspect $*" "$want_rc" "$want_text"
 }
 
 for f in npz npy dat; do

@@ -20,15 +20,11 @@
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
-top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
-wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
-case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+. "${srcdir:-.}/test/cli.sh"
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}/plan_cli.$$
-version=$(sh "${srcdir:-.}/tools/version.sh")
 mkdir -p "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 out="$tmp/out"
-fails=0
 
 fail() {
   echo "FAIL: $*; output:"
@@ -40,17 +36,8 @@ fail() {
 run() {
   want_rc=$1
   shift
-  DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$top/tools/darray-plan" "$@" \
-    >"$out" 2>&1
-  rc=$?
-  [ $rc -eq 77 ] && exit 77 # no launcher
-  got=$(sed -n 's/^== darray-plan: NP=.* FAILED: exit status \([0-9]*\)$/\1/p' "$out" | head -n 1)
-  [ -n "$got" ] || got=0
-  if [ "$got" != "$want_rc" ]; then
-    fail "darray-plan $*: status $got, want $want_rc"
-    return 1
-  fi
-  echo "ok: darray-plan $* (status $got)"
+  cli_mpi 1 tools/darray-plan "$@"
+  cli_expect "darray-plan $* (status $got)" "$want_rc" ""
 }
 
 # field STRATEGY COLUMN: a column of the first table's row (1 = name)

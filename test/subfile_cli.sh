@@ -18,34 +18,21 @@
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
-top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
-wrapper=${DARRAY_TEST_WRAPPER:-${srcdir:-.}/test/mpirun.sh}
-case $wrapper in /*) ;; *) wrapper="$(pwd)/$wrapper" ;; esac
+. "${srcdir:-.}/test/cli.sh"
 tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}/subfile_cli.$$
-version=$(sh "${srcdir:-.}/tools/version.sh")
 tool=$top/tools/darray-subfile
 mkdir -p "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
 out="$tmp/out"
-fails=0
 
 # run EXPECTED-STATUS TEXT ARGS...: the tool's status and output
 run() {
   want_rc=$1 want_text=$2
   shift 2
   "$tool" "$@" >"$out" 2>&1
-  rc=$?
-  if [ $rc -ne "$want_rc" ] ||
-    { [ -n "$want_text" ] && ! grep -F -- "$want_text" "$out" >/dev/null; }
-  then
-    echo "FAIL: darray-subfile $*: status $rc (want $want_rc, text" \
-      "'$want_text'), output:"
-    cat "$out"
-    fails=$((fails + 1))
-    return 1
-  fi
-  echo "ok: darray-subfile $*"
+  got=$?
+  cli_expect "darray-subfile $*" "$want_rc" "$want_text"
 }
 
 same() { # same A B WHAT

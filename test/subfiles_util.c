@@ -92,3 +92,12 @@ int tu_write_subfiles(const char *path, const void *buf, int64_t n,
   }
   return rc;
 }
+
+void tu_remove_subfiles(const char *path, int64_t factor) {
+  for (int64_t j = 0; j < factor && tu_rank() == 0; j++) {
+    char name[4096];
+    name_of(path, j, factor, name, sizeof name);
+    remove(name);
+  }
+  tu_remove(path);
+}

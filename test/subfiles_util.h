@@ -20,5 +20,8 @@ unsigned char *tu_read_subfiles(const char *path, int64_t *size);
 /* Make a set at path holding the n bytes of buf: 0, or -1 on failure. */
 int tu_write_subfiles(const char *path, const void *buf, int64_t n,
                       int64_t unit, int64_t factor);
+/* Collective: rank 0 removes the set of factor subfiles at path (those
+ * that exist, and the descriptor); then a barrier. */
+void tu_remove_subfiles(const char *path, int64_t factor);
 
 #endif /* DARRAYIO_SUBFILES_UTIL_H */

@@ -465,3 +465,42 @@ void tu_expect_failure_messages(const char *msg, const char *cause,
   }
   free(all);
 }
+
+unsigned char *tu_arrays_bytes(const tu_arrays_t *l, const bool *want,
+                               int64_t *n) {
+  *n = l->n * l->stride;
+  unsigned char *b = malloc((size_t)*n);
+  memset(b, l->bg, (size_t)*n);
+  for (int k = 0; k < l->n; k++)
+    for (int64_t e = 0; want[k] && e < l->elems; e++) {
+      int64_t v = (int64_t)tu_value(l->seed0 + (uint64_t)k, e);
+      memcpy(b + k * l->stride + e * 8, &v, 8);
+    }
+  return b;
+}
+
+void tu_arrays_write(const tu_arrays_t *l, const char *path,
+                     const bool *want) {
+  if (tu_rank() == 0) {
+    int64_t n;
+    unsigned char *b = tu_arrays_bytes(l, want, &n);
+    TU_CHECK(tu_write_file(path, b, n) == 0);
+    free(b);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void tu_arrays_check(const tu_arrays_t *l, const char *path,
+                     const bool *want, const char *what) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tu_rank() == 0) {
+    int64_t n, got_n;
+    unsigned char *b = tu_arrays_bytes(l, want, &n);
+    unsigned char *got = tu_read_file(path, &got_n);
+    if (TU_EQ_I64(got_n, n))
+      tu_compare_bytes(got, b, n, what);
+    free(b);
+    free(got);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}

@@ -157,6 +157,27 @@ int tu_write_file(const char *path, const void *buf, int64_t n);
 int64_t tu__compare_bytes(const char *file, int line, const void *a,
                           const void *b, int64_t n, const char *what);
 
+/* Files of whole arrays, for the tests of requests (test_async,
+ * test_async_batch): n arrays of elems int64 elements one after another,
+ * array k at byte k * stride holding element e = tu_value(seed0 + k, e)
+ * in storage order, the byte bg everywhere else, n * stride bytes in all. */
+typedef struct tu_arrays {
+  int n;
+  int64_t elems, stride;
+  uint64_t seed0;
+  unsigned char bg;
+} tu_arrays_t;
+/* The bytes of such a file with the arrays k where want[k] (malloc'ed, *n
+ * bytes). */
+unsigned char *tu_arrays_bytes(const tu_arrays_t *l, const bool *want,
+                               int64_t *n);
+/* Collective: rank 0 writes them to path with stdio; a barrier. */
+void tu_arrays_write(const tu_arrays_t *l, const char *path,
+                     const bool *want);
+/* Collective: rank 0 compares path with them (counted checks); barriers. */
+void tu_arrays_check(const tu_arrays_t *l, const char *path,
+                     const bool *want, const char *what);
+
 /* ---- data ------------------------------------------------------------- */
 
 /* Deterministic pseudo-random value of element i in stream seed

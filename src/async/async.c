@@ -22,7 +22,7 @@ static async_req_t *first_queued(async_file_t *q) {
 }
 
 /* A sync request's work: the back end's sync of the file (fsync for
- * posix: no MPI; MPI_File_sync, collective, for mpiio). */
+ * posix and subfiles: no MPI; MPI_File_sync, collective, for mpiio). */
 static int sync_file(xcall_t *c) {
   darray_file_t f = c->x.f;
   darray__file_clear_cause(f);
@@ -256,9 +256,10 @@ const char *darray__async_text(const darray_file_s_t *f) {
            "meanwhile";
   case DARRAY_ASYNC_FILES:
     return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
-           "direct and sieve transfers on the posix back end in a thread of "
-           "the file (the planner chooses among them), other transfers when "
-           "posted; the final agreement is progressed by test and wait";
+           "direct and sieve transfers on the posix and subfiles back ends "
+           "in a thread of the file (the planner chooses among them), other "
+           "transfers when posted; the final agreement is progressed by "
+           "test and wait";
   default:
     return "none (MPI_THREAD_SINGLE or darray_async=none): requests run "
            "when posted";
@@ -326,10 +327,10 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
 }
 
 /* files: whether r's transfer calls no MPI, so that it may run in the
- * I/O thread while the program's thread calls MPI */
+ * I/O thread while the program's thread calls MPI: an independent
+ * strategy on a back end whose transfers are local (posix, subfiles) */
 static bool mpi_free(const xcall_t *c) {
-  return !c->x.strategy->collective &&
-         c->x.f->hints.backend == DARRAY_BACKEND_POSIX &&
+  return !c->x.strategy->collective && c->x.f->io.ops->local &&
          !darray__format_after_collective(c->x.f, c->member, c->x.write,
                                           !c->section);
 }
@@ -363,8 +364,8 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
     return;
   }
   if (r->sync) { /* files: fsync in the thread; else now, in order */
-    if (q->mode == DARRAY_ASYNC_FILES &&
-        f->hints.backend == DARRAY_BACKEND_POSIX && hand_over(q, r))
+    if (q->mode == DARRAY_ASYNC_FILES && f->io.ops->local &&
+        hand_over(q, r))
       return;
     darray__async_idle(f);
     r->rc = sync_file(c);

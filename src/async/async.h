@@ -17,10 +17,11 @@
  *           queued together share their agreements (async_batch.c);
  *   files:  the program's thread begins the call when it is posted; the
  *           I/O thread runs it when its strategy calls no MPI (direct and
- *           sieve on the posix back end), else the program's thread runs
- *           it then; the final agreement is a nonblocking collective on a
- *           communicator of its own, posted in request order by wait and
- *           test and progressed by them;
+ *           sieve on the posix and subfiles back ends: io_ops_t.local),
+ *           else the program's thread runs it then; the final agreement
+ *           is a nonblocking collective on a communicator of its own,
+ *           posted in request order by wait and test and progressed by
+ *           them;
  *   none:   the call runs to its end when posted.
  *
  * Requests of a file take effect in post order: one I/O thread per file

@@ -41,6 +41,10 @@ typedef struct io_ops {
    * round after round, are one extent of its subfile. */
   int (*plist)(io_file_t *f, const struct iovec *iov, int n, int nr,
                const int64_t *off, const int64_t *len, bool write);
+  /* transfers and sync make no MPI call and touch only the handle: below
+   * MPI_THREAD_MULTIPLE they may run in a file's I/O thread while the
+   * program's thread calls MPI (src/async, darray_async=files) */
+  bool local;
 } io_ops_t;
 
 /* Most pieces in one vector call (POSIX guarantees at least 16; Linux

@@ -170,4 +170,5 @@ static int mpiio_close(io_file_t *f) {
 const io_ops_t darray__io_mpiio_ops = {
     "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite, mpiio_sync,
     mpiio_close, NULL,       NULL,         NULL,
+    false,
 };

@@ -247,4 +247,5 @@ const io_ops_t darray__io_posix_ops = {
     "posix",     posix_open,   posix_pread,  posix_pwrite,
     posix_sync,  posix_close,  posix_preadv, posix_pwritev,
     NULL, /* no list call: a range is one call, whatever the order */
+    true,
 };

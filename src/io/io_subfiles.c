@@ -21,6 +21,13 @@
  *
  * Creation: rank 0 creates (or truncates) the descriptor and every
  * subfile, and writes the record, before the other ranks open them.
+ *
+ * Transfers and sync make no MPI call (ops.local): every subfile is opened
+ * at open, locks are fcntl on the descriptor, and the logical size goes
+ * into the record only at a blocking sync or the close, after the file's
+ * requests have completed. So darray_async=files runs them in the file's
+ * I/O thread, which then alone uses the handle, the subfiles' handles and
+ * the fault state until the program's thread waits for it.
  */
 #define _DEFAULT_SOURCE
 #include "agree.h"
@@ -466,4 +473,5 @@ static int sub_close(io_file_t *f) {
 const io_ops_t darray__io_subfiles_ops = {
     "subfiles", sub_open,  sub_pread,  sub_pwrite, sub_sync,
     sub_close,  sub_preadv, sub_pwritev, xfer_list,
+    true,
 };

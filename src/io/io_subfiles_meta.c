@@ -210,13 +210,26 @@ static int contradicts(const char *path, const char *key, int64_t hint,
                      darray__short_path(path, sp, sizeof sp), key, rec);
 }
 
+/* An explicit other back end would read the record as data and write
+ * over it, orphaning the subfiles: refused (the default posix gives way;
+ * DARRAY_MODE_TRUNC, which replaces the set, never gets here). */
+static int other_backend(const char *path, const darray_hints_t *h,
+                         char *msg) {
+  char sp[DARRAY_PATH_SHOWN + 1];
+  return darray__err(msg, DARRAY_EHINT, "darray_backend=%s, but '%s' is a "
+                     "subfile descriptor (recorded: darray_backend=subfiles)"
+                     "; leave the hint out to open the set, join it into a "
+                     "plain file (darray-subfile join), or replace it "
+                     "(DARRAY_MODE_TRUNC)",
+                     h->backend == DARRAY_BACKEND_MPIIO ? "mpiio" : "posix",
+                     darray__short_path(path, sp, sizeof sp));
+}
+
 static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
                  char *msg) {
-  char sp[DARRAY_PATH_SHOWN + 1];
-  if (h->backend == DARRAY_BACKEND_MPIIO)
-    return darray__err(msg, DARRAY_EHINT, "darray_backend=mpiio, but '%s' is "
-                       "a subfile descriptor (recorded: darray_backend="
-                       "subfiles)", darray__short_path(path, sp, sizeof sp));
+  if (h->backend == DARRAY_BACKEND_MPIIO ||
+      (h->backend == DARRAY_BACKEND_POSIX && h->backend_given))
+    return other_backend(path, h, msg);
   if (h->striping_unit != 0 && h->striping_unit != v[2])
     return contradicts(path, "striping_unit", h->striping_unit, v[2], msg);
   if (h->striping_factor != 0 && h->striping_factor != v[3])

@@ -28,8 +28,9 @@
  *
  * Bad input (test_subfiles_bad.c), each the same code on every rank with
  * a message naming the hint or the path, nothing changed on disk:
- * striping_factor=0 and striping_unit=0, a hint contradicting the record,
- * a missing and a truncated subfile, a dataset on subfiles, and a read
+ * striping_factor=0 and striping_unit=0, a hint contradicting the record
+ * (darray_backend=posix given explicitly too, in the info and in
+ * DARRAYIO_HINTS: only the default gives way to the record), a missing and a truncated subfile, a dataset on subfiles, and a read
  * past the logical end (DARRAY_EEOF); darray_explain() names the layout
  * and the locks; a write failing on one rank through DARRAYIO_FAULT gives
  * the same code on every rank.

@@ -100,6 +100,15 @@ void bad_files(void) {
              "records striping_factor=2", "contradicting factor");
   open_fails(p, rdwr, "darray_backend=mpiio", DARRAY_EHINT, "subfiles",
              "contradicting back end");
+  /* an explicit posix would write over the record: refused like mpiio */
+  open_fails(p, rdwr, "darray_backend=posix", DARRAY_EHINT,
+             "darray_backend=posix, but '", "explicit posix");
+  TU_CONTAINS(darray_file_errmsg(NULL), "set' is a subfile descriptor");
+  TU_CONTAINS(darray_file_errmsg(NULL), "darray-subfile join");
+  setenv("DARRAYIO_HINTS", "darray_backend=posix", 1);
+  open_fails(p, DARRAY_MODE_RDONLY, "", DARRAY_EHINT,
+             "darray_backend=posix, but '", "posix in DARRAYIO_HINTS");
+  unsetenv("DARRAYIO_HINTS");
   unchanged(p, 2, before, n, "contradicting hints: the set");
   if (tu_rank() == 0) /* one stripe short of what the record says */
     TU_CHECK(truncate(part, 12 * 18) == 0);

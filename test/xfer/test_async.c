@@ -29,20 +29,16 @@
  *    DARRAY_EREQUEST; a null request completes at once;
  *  - the array freed, or its displacement changed, after the post: the
  *    request uses the description as posted;
- *  - darray_file_sync and darray_file_close complete pending requests.
+ *  - darray_file_sync and darray_file_close complete pending requests;
+ *  - the striped subfile back end (test_async_subfiles.c says what).
  * Run: mpiexec -n 1..4 ./test_async
  */
-#include "testutil.h"
+#include "test_async.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define G0 29
-#define G1 23
-#define BG 0xa5
-#define NARR 3 /* arrays per file, one after another */
 
 static const char *const hintsets[] = {
     "",
@@ -55,16 +51,16 @@ static const char *const hintsets[] = {
 #define NHINTS ((int)(sizeof hintsets / sizeof hintsets[0]))
 static const char *const modes[] = {"thread", "files", "none"};
 
-static int64_t elem(uint64_t seed, int64_t i, int64_t j) {
+int64_t elem(uint64_t seed, int64_t i, int64_t j) {
   return (int64_t)tu_value(seed, i * G1 + j);
 }
 
 /* Array k of a file: at displacement k * (its bytes + 40). */
-static int64_t disp_of(int k) { return k * (G0 * G1 * 8 + 40); }
-static uint64_t seed_of(int k) { return 1000 + (uint64_t)k; }
+int64_t disp_of(int k) { return k * (G0 * G1 * 8 + 40); }
+uint64_t seed_of(int k) { return 1000 + (uint64_t)k; }
 
 /* The array: CYCLIC(3) x BLOCK over a 2-D grid. */
-static darray_t make_array(int64_t disp) {
+darray_t make_array(int64_t disp) {
   int64_t g[2] = {G0, G1}, dargs[2] = {3, DARRAY_DEFAULT_ARG};
   darray_dist_t d[2] = {DARRAY_DIST_CYCLIC, DARRAY_DIST_BLOCK};
   int grid[2] = {0, 0}, P = tu_nprocs();
@@ -80,48 +76,24 @@ static darray_t make_array(int64_t disp) {
   return a;
 }
 
-/* The bytes a file should hold: arrays k with want[k], BG elsewhere. */
-static unsigned char *expected_file(const bool *want, int64_t *n) {
-  *n = disp_of(NARR);
-  unsigned char *b = malloc((size_t)*n);
-  memset(b, BG, (size_t)*n);
-  for (int k = 0; k < NARR; k++)
-    for (int64_t i = 0; want[k] && i < G0; i++)
-      for (int64_t j = 0; j < G1; j++) {
-        int64_t v = elem(seed_of(k), i, j);
-        memcpy(b + disp_of(k) + (i * G1 + j) * 8, &v, 8);
-      }
-  return b;
+/* The file of NARR arrays (test_async.h), BG between them. */
+static const tu_arrays_t file_layout = {NARR, G0 * G1, G0 * G1 * 8 + 40,
+                                        1000, BG};
+
+unsigned char *expected_file(const bool *want, int64_t *n) {
+  return tu_arrays_bytes(&file_layout, want, n);
 }
 
-/* Rank 0 writes the file's expected bytes (with want) with stdio. */
-static void write_reference(const char *path, const bool *want) {
-  if (tu_rank() == 0) {
-    int64_t n;
-    unsigned char *b = expected_file(want, &n);
-    TU_CHECK(tu_write_file(path, b, n) == 0);
-    free(b);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+void write_reference(const char *path, const bool *want) {
+  tu_arrays_write(&file_layout, path, want);
 }
 
-/* Rank 0 compares the file with the expected bytes. */
-static void check_file(const char *path, const bool *want, const char *what) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (tu_rank() == 0) {
-    int64_t n, got_n;
-    unsigned char *b = expected_file(want, &n);
-    unsigned char *got = tu_read_file(path, &got_n);
-    if (TU_EQ_I64(got_n, n))
-      tu_compare_bytes(got, b, n, what);
-    free(b);
-    free(got);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+void check_file(const char *path, const bool *want, const char *what) {
+  tu_arrays_check(&file_layout, path, want, what);
 }
 
-static darray_file_t open_file(const char *path, const char *hints,
-                               const char *mode) {
+darray_file_t open_file(const char *path, const char *hints,
+                        const char *mode) {
   char h[512];
   snprintf(h, sizeof h, "%s%sdarray_async=%s", hints, hints[0] ? ";" : "",
            mode);
@@ -144,7 +116,7 @@ static double work(const int64_t *buf, int64_t n) {
 
 /* Each rank's section of array k: rows [r0, r1) of its slab, all columns
  * but the last (holes between boxes). */
-static void slab(int64_t *st, int64_t *ct) {
+void slab(int64_t *st, int64_t *ct) {
   int P = tu_nprocs(), r = tu_rank();
   int64_t r0 = G0 * r / P, r1 = G0 * (r + 1) / P;
   st[0] = r0;
@@ -153,8 +125,8 @@ static void slab(int64_t *st, int64_t *ct) {
   ct[1] = G1 - 1;
 }
 
-static int64_t *section_values(uint64_t seed, const int64_t *st,
-                               const int64_t *ct) {
+int64_t *section_values(uint64_t seed, const int64_t *st,
+                        const int64_t *ct) {
   int64_t *b = malloc(sizeof *b * (size_t)(ct[0] * ct[1] + 1));
   for (int64_t i = 0; i < ct[0]; i++)
     for (int64_t j = 0; j < ct[1]; j++)
@@ -429,6 +401,7 @@ int main(int argc, char **argv) {
       if (!slow || h == 0 || h == 3)
         writes_and_reads(dir, hintsets[h], modes[m], h);
     errors(dir, modes[m]);
+    async_subfiles(dir, modes[m]);
   }
   /* the mode in effect is the most the thread level allows */
   darray_file_t f = NULL;

@@ -81,41 +81,16 @@ static darray_t make_array(int k) {
   return a;
 }
 
-/* The bytes a file should hold: arrays k with want[k], BG elsewhere. */
-static unsigned char *expected_file(const bool *want, int64_t *n) {
-  *n = disp_of(K);
-  unsigned char *b = malloc((size_t)*n);
-  memset(b, BG, (size_t)*n);
-  for (int k = 0; k < K; k++)
-    for (int64_t e = 0; want[k] && e < G0 * G1; e++) {
-      int64_t v = (int64_t)tu_value(seed_of(k), e);
-      memcpy(b + disp_of(k) + e * 8, &v, 8);
-    }
-  return b;
-}
+/* The file of K arrays, BG between them. */
+static const tu_arrays_t file_layout = {K, G0 * G1, G0 * G1 * 8 + 24, 77,
+                                        BG};
 
 static void write_reference(const char *path, const bool *want) {
-  if (tu_rank() == 0) {
-    int64_t n;
-    unsigned char *b = expected_file(want, &n);
-    TU_CHECK(tu_write_file(path, b, n) == 0);
-    free(b);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  tu_arrays_write(&file_layout, path, want);
 }
 
 static void check_file(const char *path, const bool *want, const char *what) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (tu_rank() == 0) {
-    int64_t n, got_n;
-    unsigned char *b = expected_file(want, &n);
-    unsigned char *got = tu_read_file(path, &got_n);
-    if (TU_EQ_I64(got_n, n))
-      tu_compare_bytes(got, b, n, what);
-    free(b);
-    free(got);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  tu_arrays_check(&file_layout, path, want, what);
 }
 
 /* hints: those given, darray_async=thread unless they say */

@@ -253,13 +253,7 @@ int main(int argc, char **argv) {
       break;
   }
   darray_free(&gr.a);
-  if (tu_rank() == 0)
-    for (int j = 0; j < SUB_FACTOR; j++) {
-      char name[700];
-      snprintf(name, sizeof name, "%s.sub%dof%d", path, j, SUB_FACTOR);
-      remove(name);
-    }
-  tu_remove(path);
+  tu_remove_subfiles(path, SUB_FACTOR);
   MPI_Comm_free(&gr.comm);
   return tu_finish();
 }
