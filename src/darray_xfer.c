@@ -326,8 +326,13 @@ static int begun(xcall_t *c, int rc) {
   return rc;
 }
 
+/* The phases below count their collectives into the call's counter
+ * (agree.h: darray__coll_into), whichever thread runs them. */
 int darray__xcall_begin(xcall_t *c) {
-  return begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
+  int rc = begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
+  darray__coll_into(prev);
+  return rc;
 }
 
 /* xfer_begin up to its agreement (a whole-array call's access and plan
@@ -348,12 +353,20 @@ int darray__xcall_begin_local(xcall_t *c, int64_t vals[4], int *pre) {
 int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
                                const int64_t vals[4], int pre) {
   xfer_t *x = &c->x;
+  int64_t *prev = darray__coll_into(&x->stats.collectives);
   if (rc == DARRAY_EINCONSISTENT)
     call_differ(x, NULL, x->strategy, vals, bad, rc);
-  return begun(c, begin_fallback(x, NULL, pre, rc));
+  rc = begun(c, begin_fallback(x, NULL, pre, rc));
+  darray__coll_into(prev);
+  return rc;
 }
 
-int darray__xcall_run(xcall_t *c) { return c->x.strategy->run(&c->x); }
+int darray__xcall_run(xcall_t *c) {
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
+  int rc = c->x.strategy->run(&c->x);
+  darray__coll_into(prev);
+  return rc;
+}
 
 int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
   xfer_t *x = &c->x;
@@ -378,9 +391,11 @@ int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
 }
 
 int darray__xcall_after(xcall_t *c, int rc) {
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
   rc = darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
                             c->x.write, !c->section, &c->share, rc,
                             c->x.msg);
+  darray__coll_into(prev);
   c->x.crc = NULL;
   if (verbose() && c->view.rank == 0)
     fprintf(stderr, "darrayio: call %lld on file %llu: %s: %s, %lld bytes, "
@@ -396,8 +411,10 @@ int darray__xcall_end(xcall_t *c, int rc) {
   bool agree;
   rc = darray__xcall_end_local(c, rc, &agree);
   if (agree) {
+    int64_t *prev = darray__coll_into(&c->x.stats.collectives);
     c->x.f->rounds++;
     rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+    darray__coll_into(prev);
   }
   return darray__xcall_after(c, rc);
 }

@@ -113,6 +113,7 @@ static void stream_packed(tp_t *t, int64_t lo, int64_t hi, int64_t n,
       int64_t take = w.b1 - b < room ? w.b1 - b : room;
       darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, b, b + take,
                           t->x->buf, t->pack + fill, send);
+      t->x->stats.bytes_copied += take;
       b += take;
       fill += take;
       avail -= send ? 0 : take;
@@ -187,6 +188,7 @@ static void stage_mine(tp_t *t, int64_t clo, int64_t chi, bool to_stage) {
        darray__tp_walk_next(&w)) {
     darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
                         t->x->buf, p, to_stage);
+    t->x->stats.bytes_copied += w.b1 - w.b0;
     p += w.b1 - w.b0;
   }
 }
@@ -233,8 +235,8 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
  */
 static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
   const struct darray_s *a = t->a;
-  darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
-                             t->img, to_img);
+  int64_t n = darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo,
+                                         chi, t->x->buf, t->img, to_img);
   for (int r = 0; r < t->P; r++) {
     char *p = t->cur.stage + t->cur.stage_off[r];
     if (r == t->me || t->cur.bytes[r] == 0)
@@ -243,7 +245,8 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
       section_t ps;
       int64_t b0 = darray__layout_bytes_before(&a->d, t->peer_sec[r], 1, clo);
       darray__layout_pack_section(&a->d, &t->peer_sec[r][0], -b0, &ps);
-      darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, t->img, to_img);
+      n += darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, t->img,
+                                      to_img);
       continue;
     }
     pwalk_t w;
@@ -251,6 +254,7 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
          darray__tp_walk_next(&w)) {
       int64_t len = w.b1 - w.b0;
       char *img = t->img + (w.run.foff + w.b0 - clo);
+      n += len;
       if (to_img)
         memcpy(img, p, (size_t)len);
       else
@@ -258,6 +262,7 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, bool to_img) {
       p += len;
     }
   }
+  t->x->stats.bytes_copied += n;
 }
 
 /*
