@@ -260,6 +260,10 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : darray__plan_call(x, g == NULL, &s);
   int pre = rc; /* this process's failure before any strategy */
+  x->folded = x->folded && rc == DARRAY_SUCCESS && !s->collective &&
+              darray__plan_proven(x->f, x->a, x->write, s);
+  if (x->folded) /* fold: no agreement before the bytes move */
+    return begin_local(x, g, s, rc);
   return begin_fallback(x, g, pre, begin_with(x, g, s, rc));
 }
 
@@ -326,10 +330,39 @@ static int begun(xcall_t *c, int rc) {
   return rc;
 }
 
+/*
+ * Fold (issue #16: fewer synchronizations). A blocking whole-array call
+ * whose remembered plan has succeeded before (darray__plan_proven) under
+ * a strategy that moves no bytes between processes (direct, sieve) skips
+ * the agreement before its bytes move: each process moves its own bytes
+ * if its own checks passed, and the end's agreement, of the same shape as
+ * a begin's (agree_call: the code, the call, the description, the
+ * displacement, the strategy), gives every process the same code. What
+ * that agreement could refuse beforehand cannot differ from the proven
+ * call's but for the caller's arguments on some processes (buf NULL,
+ * another array or operation: program errors) and memory: then the
+ * processes whose checks passed have moved their bytes, as when a call
+ * fails while moving bytes (doc/reliability.md, section 3), and every
+ * process returns the failure. A process that meets another's different
+ * call meets it in an agreement of the same shape, as before.
+ *
+ * Not folded: strategies that exchange data (two-phase, rows): a process
+ * whose checks failed has no state to take part in the exchange with, and
+ * the others would wait for its messages; the exchange carries no code to
+ * every process. Their remembered calls keep two rounds. Nor are section
+ * calls (their boxes are gathered after an agreement), members of a
+ * dataset (their end may be collective) and requests (src/async agrees
+ * on their begins in batches).
+ */
+static bool may_fold(const xcall_t *c) {
+  return c->blocking && !c->section && c->member < 0;
+}
+
 /* The phases below count their collectives into the call's counter
  * (agree.h: darray__coll_into), whichever thread runs them. */
 int darray__xcall_begin(xcall_t *c) {
   int64_t *prev = darray__coll_into(&c->x.stats.collectives);
+  c->x.folded = may_fold(c);
   int rc = begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
   darray__coll_into(prev);
   return rc;
@@ -412,10 +445,18 @@ int darray__xcall_end(xcall_t *c, int rc) {
   rc = darray__xcall_end_local(c, rc, &agree);
   if (agree) {
     int64_t *prev = darray__coll_into(&c->x.stats.collectives);
-    c->x.f->rounds++;
-    rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+    if (c->x.folded) { /* the begin's agreement and the end's in one */
+      rc = agree_call(&c->x, NULL, c->x.strategy, rc);
+      if (rc == DARRAY_SUCCESS) /* its allreduce failed here alone */
+        rc = c->x.late;
+    } else {
+      c->x.f->rounds++;
+      rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+    }
     darray__coll_into(prev);
   }
+  if (rc == DARRAY_SUCCESS && may_fold(c)) /* the next such call may fold */
+    darray__plan_prove(c->x.f, c->x.a, c->x.write, c->x.strategy);
   return darray__xcall_after(c, rc);
 }
 

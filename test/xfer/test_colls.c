@@ -32,6 +32,15 @@
  *     in image mode with one aggregator: the array's bytes on rank 0 (the
  *     chunk's image is built from every process's bytes), 0 elsewhere (each
  *     stream is contiguous in its owner's buffer, sent as it lies).
+ *  4. The folded calls of part 2 keep the error contract (P >= 2): after a
+ *     direct write and read have succeeded, a write with buf = NULL on the
+ *     last rank returns DARRAY_ENULL on every rank (its own message there,
+ *     "failed on rank P-1: ..." elsewhere) in two collectives (the one
+ *     agreement, then the failure's message from its rank); rank 0's
+ *     write against the others' read of the same array, and against their
+ *     section write, returns DARRAY_EINCONSISTENT on every rank ("made
+ *     different calls"), nobody waiting; then the same write succeeds and
+ *     the array reads back exactly.
  *
  * Run: mpiexec -n 1..4 ./test_colls
  */
@@ -204,8 +213,9 @@ static int64_t same_everywhere(int64_t v) {
 
 /* The limit of part 2 on a remembered blocking whole-array call. */
 static int64_t memo_limit(const char *strategy) {
-  (void)strategy;
-  return 2;
+  return strcmp(strategy, "direct") == 0 || strcmp(strategy, "sieve") == 0
+             ? 1
+             : 2;
 }
 
 static void one_strategy(const char *s, const char *mode) {
@@ -312,6 +322,65 @@ static void part_copied(void) {
   darray_free(&cols);
 }
 
+/* ---- 4: folded calls keep the error contract ------------------------------ */
+
+static void expect_everywhere(int rc, int want, darray_file_t f,
+                              const char *mine, const char *others,
+                              bool failing) {
+  TU_EQ_CODE(rc, want);
+  const char *msg = darray_file_errmsg(f);
+  if (!TU_CONTAINS(msg, failing ? mine : others))
+    fprintf(stderr, "  rank %d: %s\n", tu_rank(), msg);
+}
+
+static void part_fold(void) {
+  int P = tu_nprocs(), me = tu_rank();
+  if (P < 2) {
+    tu_skip_part("fold", "a failure on some processes needs two");
+    return;
+  }
+  char path[4200];
+  if (tu_tmpname(path, sizeof path, "colls_fold") == NULL)
+    return;
+  darray_t a = array(6, 4 * P, 1, P);
+  int64_t n = 0, start[2], count[2];
+  TU_OK(darray_local_count(a, &n));
+  TU_OK(darray_local_start(a, 0, start));
+  TU_OK(darray_local_shape(a, 0, count));
+  int32_t *buf = calloc((size_t)n, sizeof *buf), *back = calloc((size_t)n, 4);
+  for (int64_t i = 0; i < n; i++)
+    buf[i] = (int32_t)(me * 1000 + i);
+  darray_file_t f = open_with(path, "darray_strategy=direct");
+  TU_OK(darray_write(f, a, buf)); /* both decisions proven */
+  TU_OK(darray_read(f, a, back));
+  darray_stats_t before;
+  arm(f, &before);
+  int rc = darray_write(f, a, me == P - 1 ? NULL : buf);
+  atomic_store(&armed, 0);
+  expect_everywhere(rc, DARRAY_ENULL, f, "buf is NULL", "failed on rank",
+                    me == P - 1);
+  meas_t m = disarm(f, &before); /* (a successful call clears the message) */
+  TU_EQ_I64(m.lib, m.mpi);
+  TU_EQ_I64(m.mpi, 2); /* the one agreement, and the failure's message */
+  rc = me == 0 ? darray_write(f, a, buf) : darray_read(f, a, back);
+  expect_everywhere(rc, DARRAY_EINCONSISTENT, f, "made different calls",
+                    "made different calls", true);
+  rc = me == 0 ? darray_write(f, a, buf)
+               : darray_write_section(f, a, start, count, DARRAY_ORDER_C,
+                                      buf);
+  expect_everywhere(rc, DARRAY_EINCONSISTENT, f, "made different calls",
+                    "made different calls", true);
+  TU_OK(darray_write(f, a, buf));
+  memset(back, 0, sizeof *back * (size_t)n);
+  TU_OK(darray_read(f, a, back));
+  tu_compare_bytes(back, buf, 4 * n, "the array after the folded calls");
+  TU_OK(darray_file_close(&f));
+  tu_remove(path);
+  free(buf);
+  free(back);
+  darray_free(&a);
+}
+
 int main(int argc, char **argv) {
   int level = tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
   if (level < MPI_THREAD_MULTIPLE && tu_rank() == 0)
@@ -319,5 +388,6 @@ int main(int argc, char **argv) {
            "allows)\n", level);
   part_collectives();
   part_copied();
+  part_fold();
   return tu_finish();
 }
