@@ -10,7 +10,8 @@
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
  * are agreed on in one collective before any byte moves, so a bad argument
- * anywhere means nothing is touched anywhere.
+ * anywhere means nothing is touched anywhere; but for a folded call (see
+ * may_fold), which agrees on all of it with its result.
  */
 #include "xfer.h"
 #include "agree.h"
