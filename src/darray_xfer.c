@@ -441,22 +441,41 @@ int darray__xcall_after(xcall_t *c, int rc) {
   return rc;
 }
 
-int darray__xcall_end(xcall_t *c, int rc) {
-  bool agree;
-  rc = darray__xcall_end_local(c, rc, &agree);
-  if (agree) {
-    int64_t *prev = darray__coll_into(&c->x.stats.collectives);
-    if (c->x.folded) { /* the begin's agreement and the end's in one */
-      rc = agree_call(&c->x, NULL, c->x.strategy, rc);
-      if (rc == DARRAY_SUCCESS) /* its allreduce failed here alone */
-        rc = c->x.late;
-    } else {
-      c->x.f->rounds++;
-      rc = darray__agree(c->x.f->comm, rc, c->x.msg);
-    }
-    darray__coll_into(prev);
+/*
+ * The end's agreement (a folded call's only one: the begin's and the
+ * end's in one). *done: whether the call succeeded as far as this process
+ * can know: the agreed code, or, when the allreduce failed here alone, its
+ * own code (the others have completed it and agreed: its own code is in
+ * their answer), which then becomes DARRAY_EMPI (doc/reliability.md: the
+ * one failure no protocol can agree on). A success proves the remembered
+ * plan on every process alike, so the next call folds everywhere or
+ * nowhere, even after that failure.
+ */
+static int agree_end(xcall_t *c, int rc, bool *done) {
+  xfer_t *x = &c->x;
+  int late = DARRAY_SUCCESS;
+  int64_t *prev = darray__coll_into(&x->stats.collectives);
+  if (x->folded) {
+    rc = agree_call(x, NULL, x->strategy, rc);
+    late = x->late;
+  } else {
+    x->f->rounds++;
+    rc = darray__agree_first(x->f->comm, rc, x->msg, NULL, 0, NULL, &late);
   }
-  if (rc == DARRAY_SUCCESS && may_fold(c)) /* the next such call may fold */
+  darray__coll_into(prev);
+  *done = rc == DARRAY_SUCCESS;
+  if (late != DARRAY_SUCCESS)
+    rc = darray__err(x->msg, DARRAY_EMPI, "MPI_Allreduce failed while "
+                     "agreeing on the result");
+  return rc;
+}
+
+int darray__xcall_end(xcall_t *c, int rc) {
+  bool agree, done = false;
+  rc = darray__xcall_end_local(c, rc, &agree);
+  if (agree)
+    rc = agree_end(c, rc, &done);
+  if (done && may_fold(c)) /* the next such call may fold */
     darray__plan_prove(c->x.f, c->x.a, c->x.write, c->x.strategy);
   return darray__xcall_after(c, rc);
 }
