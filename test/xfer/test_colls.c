@@ -41,9 +41,17 @@
  *     section write, returns DARRAY_EINCONSISTENT on every rank ("made
  *     different calls"), nobody waiting; then the same write succeeds and
  *     the array reads back exactly.
+ *  5. After the one failure no agreement can tell (the result's allreduce
+ *     failing on the last rank alone, injected through fault_wrap.c: that
+ *     rank returns DARRAY_EMPI, the others success), the processes still
+ *     fold the next call alike: once where it fails in a first call's end
+ *     (which proves the plan), once in a folded call's; each time the next
+ *     write succeeds everywhere in one collective (if one process folded
+ *     and another did not, their collectives would pair wrongly and hang).
  *
  * Run: mpiexec -n 1..4 ./test_colls
  */
+#include "io/fault_wrap.h"
 #include "testutil.h"
 
 #include <stdatomic.h>
@@ -381,6 +389,60 @@ static void part_fold(void) {
   darray_free(&a);
 }
 
+/* ---- 5: an unagreeable failure does not split the fold ------------------- */
+
+/* A direct write whose index-th allreduce fails on the last rank. */
+static void write_failing(darray_file_t f, darray_t a, const int32_t *buf,
+                          int64_t index) {
+  int P = tu_nprocs(), me = tu_rank();
+  fw_reset();
+  if (me == P - 1)
+    fw_rule(FW_IALLREDUCE, index, MPI_ERR_OTHER);
+  fw_arm(true);
+  int rc = darray_write(f, a, buf);
+  fw_arm(false);
+  TU_EQ_I64(fw_injected(), me == P - 1 ? 1 : 0);
+  TU_EQ_CODE(rc, me == P - 1 ? DARRAY_EMPI : DARRAY_SUCCESS);
+  if (me == P - 1)
+    TU_CONTAINS(darray_file_errmsg(f), "agreeing on the result");
+  fw_reset();
+}
+
+static void write_once(darray_file_t f, darray_t a, const int32_t *buf) {
+  darray_stats_t before;
+  arm(f, &before);
+  int rc = darray_write(f, a, buf);
+  meas_t m = disarm(f, &before);
+  TU_OK(rc);
+  TU_EQ_I64(m.lib, m.mpi);
+  TU_EQ_I64(m.mpi, 1); /* folded everywhere */
+}
+
+static void part_unagreeable(void) {
+  if (tu_nprocs() < 2) {
+    tu_skip_part("unagreeable", "a failure on one process needs two");
+    return;
+  }
+  char path[4200];
+  if (tu_tmpname(path, sizeof path, "colls_late") == NULL)
+    return;
+  darray_t a = array(6, 4 * tu_nprocs(), 1, tu_nprocs());
+  int64_t n = 0;
+  TU_OK(darray_local_count(a, &n));
+  int32_t *buf = calloc((size_t)n, sizeof *buf);
+  for (int64_t i = 0; i < n; i++)
+    buf[i] = (int32_t)(tu_rank() * 1000 + i);
+  darray_file_t f = open_with(path, "darray_strategy=direct");
+  write_failing(f, a, buf, 2); /* a first call: its end is the second */
+  write_once(f, a, buf);
+  write_failing(f, a, buf, 1); /* a folded call: its only one */
+  write_once(f, a, buf);
+  TU_OK(darray_file_close(&f));
+  tu_remove(path);
+  free(buf);
+  darray_free(&a);
+}
+
 int main(int argc, char **argv) {
   int level = tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
   if (level < MPI_THREAD_MULTIPLE && tu_rank() == 0)
@@ -389,5 +451,6 @@ int main(int argc, char **argv) {
   part_collectives();
   part_copied();
   part_fold();
+  part_unagreeable();
   return tu_finish();
 }
