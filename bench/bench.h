@@ -117,6 +117,9 @@ typedef struct pattern {
 typedef struct counters {
   int64_t calls, exchanged, cycles, peak_temp;
   char strategy[16]; /* darrayio methods: the strategy of the last call */
+  /* darrayio methods (da_calls > 0): the library's calls, the collectives
+   * of one process (most) and the bytes copied (all processes) */
+  int64_t da_calls, colls, copied;
 } counters_t;
 
 struct method;

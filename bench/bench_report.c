@@ -96,6 +96,10 @@ static void result_line(const bench_t *b, const result_t *r,
            (long long)r->c.peak_temp);
   if (measured(r) && r->c.strategy[0] != '\0')
     printf(" strategy=%s", r->c.strategy);
+  if (measured(r) && r->c.da_calls > 0) /* darrayio: per call, per byte */
+    printf(" colls=%.3g copied=%.3g",
+           (double)r->c.colls / (double)r->c.da_calls,
+           (double)r->c.copied / (double)total_bytes(b));
   if (measured(r) && b->o.compute > 0)
     printf(" compute=%.6f", r->compute);
   if (twin != NULL) {

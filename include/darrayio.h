@@ -281,6 +281,17 @@ typedef struct darray_stats {
                                   each call (or post) to its end (ns) */
   char strategy[16];         /**< strategy of the last call: "direct",
                                   "sieve" or "twophase" ("" before any) */
+  int64_t collectives;       /**< collective MPI operations the read and
+                                  write calls made (agreements, gathers,
+                                  broadcasts, communicator splits; not
+                                  the point-to-point messages of a data
+                                  exchange) */
+  int64_t bytes_copied;      /**< bytes the library copied between
+                                  buffers of this process (packing,
+                                  staging, chunk images, sieve windows,
+                                  buffered writes); bytes moved straight
+                                  between the user's buffer and the file
+                                  count 0 */
 } darray_stats_t;
 
 /**
@@ -312,6 +323,10 @@ typedef struct darray_stats_summary {
   int64_t call_ns_max;         /**< time of read/write calls (ns), most */
   int64_t peak_temp_bytes_max; /**< largest temporary buffer held at once
                                     by one process */
+  int64_t collectives_sum;     /**< collective MPI operations, all */
+  int64_t collectives_max;     /**< collective MPI operations, most */
+  int64_t bytes_copied_sum;    /**< bytes copied between buffers, all */
+  int64_t bytes_copied_max;    /**< bytes copied between buffers, most */
 } darray_stats_summary_t;
 
 /* ------------------------------------------------------------------------ */

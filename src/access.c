@@ -253,6 +253,7 @@ int darray__gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
     mine[nd + d] = g->count[d];
   }
   MPI_Request req;
+  darray__coll();
   if (MPI_Iallgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
                      x->f->comm, &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)

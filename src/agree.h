@@ -16,6 +16,21 @@
 DARRAY_HIDDEN int darray__mpi_ready(char *msg);
 
 /*
+ * The collectives of read and write calls (darray_stats_t.collectives).
+ * Every collective MPI operation the library starts (an agreement's
+ * allreduce, a failure's broadcast, a gather, a communicator split or
+ * free) calls darray__coll next to it, which counts one into the counter
+ * of the call the calling thread is working for. The phases of a call
+ * name that counter (darray__coll_into, darray_xfer.c), which returns the
+ * one it replaces, to be named again when the phase returns; outside
+ * calls it is NULL and nothing is counted. Per thread: a request's phases
+ * run in the program's thread and in its file's I/O thread (src/async),
+ * while other files' calls run in other threads.
+ */
+DARRAY_HIDDEN int64_t *darray__coll_into(int64_t *counter);
+DARRAY_HIDDEN void darray__coll(void);
+
+/*
  * Agree on a result across comm: every process returns the smallest
  * (most negative) code of any process. A process whose own code is
  * success but that sees another's failure gets that code and a message

@@ -10,7 +10,8 @@
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
  * are agreed on in one collective before any byte moves, so a bad argument
- * anywhere means nothing is touched anywhere.
+ * anywhere means nothing is touched anywhere; but for a folded call (see
+ * may_fold), which agrees on all of it with its result.
  */
 #include "xfer.h"
 #include "agree.h"
@@ -260,6 +261,10 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   if (rc == DARRAY_SUCCESS)
     rc = verbose() ? say_plan(x, g, &s) : darray__plan_call(x, g == NULL, &s);
   int pre = rc; /* this process's failure before any strategy */
+  x->folded = x->folded && rc == DARRAY_SUCCESS && !s->collective &&
+              darray__plan_proven(x->f, x->a, x->write, s);
+  if (x->folded) /* fold: no agreement before the bytes move */
+    return begin_local(x, g, s, rc);
   return begin_fallback(x, g, pre, begin_with(x, g, s, rc));
 }
 
@@ -326,8 +331,42 @@ static int begun(xcall_t *c, int rc) {
   return rc;
 }
 
+/*
+ * Fold (issue #16: fewer synchronizations). A blocking whole-array call
+ * whose remembered plan has succeeded before (darray__plan_proven) under
+ * a strategy that moves no bytes between processes (direct, sieve) skips
+ * the agreement before its bytes move: each process moves its own bytes
+ * if its own checks passed, and the end's agreement, of the same shape as
+ * a begin's (agree_call: the code, the call, the description, the
+ * displacement, the strategy), gives every process the same code. What
+ * that agreement could refuse beforehand cannot differ from the proven
+ * call's but for the caller's arguments on some processes (buf NULL,
+ * another array or operation: program errors) and memory: then the
+ * processes whose checks passed have moved their bytes, as when a call
+ * fails while moving bytes (doc/reliability.md, section 3), and every
+ * process returns the failure. A process that meets another's different
+ * call meets it in an agreement of the same shape, as before.
+ *
+ * Not folded: strategies that exchange data (two-phase, rows): a process
+ * whose checks failed has no state to take part in the exchange with, and
+ * the others would wait for its messages; the exchange carries no code to
+ * every process. Their remembered calls keep two rounds. Nor are section
+ * calls (their boxes are gathered after an agreement), members of a
+ * dataset (their end may be collective) and requests (src/async agrees
+ * on their begins in batches).
+ */
+static bool may_fold(const xcall_t *c) {
+  return c->blocking && !c->section && c->member < 0;
+}
+
+/* The phases below count their collectives into the call's counter
+ * (agree.h: darray__coll_into), whichever thread runs them. */
 int darray__xcall_begin(xcall_t *c) {
-  return begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
+  c->x.folded = may_fold(c);
+  int rc = begun(c, xfer_begin(&c->x, region_of(c), c->rc0));
+  darray__coll_into(prev);
+  return rc;
 }
 
 /* xfer_begin up to its agreement (a whole-array call's access and plan
@@ -348,12 +387,20 @@ int darray__xcall_begin_local(xcall_t *c, int64_t vals[4], int *pre) {
 int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
                                const int64_t vals[4], int pre) {
   xfer_t *x = &c->x;
+  int64_t *prev = darray__coll_into(&x->stats.collectives);
   if (rc == DARRAY_EINCONSISTENT)
     call_differ(x, NULL, x->strategy, vals, bad, rc);
-  return begun(c, begin_fallback(x, NULL, pre, rc));
+  rc = begun(c, begin_fallback(x, NULL, pre, rc));
+  darray__coll_into(prev);
+  return rc;
 }
 
-int darray__xcall_run(xcall_t *c) { return c->x.strategy->run(&c->x); }
+int darray__xcall_run(xcall_t *c) {
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
+  int rc = c->x.strategy->run(&c->x);
+  darray__coll_into(prev);
+  return rc;
+}
 
 int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
   xfer_t *x = &c->x;
@@ -378,9 +425,11 @@ int darray__xcall_end_local(xcall_t *c, int rc, bool *agree) {
 }
 
 int darray__xcall_after(xcall_t *c, int rc) {
+  int64_t *prev = darray__coll_into(&c->x.stats.collectives);
   rc = darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
                             c->x.write, !c->section, &c->share, rc,
                             c->x.msg);
+  darray__coll_into(prev);
   c->x.crc = NULL;
   if (verbose() && c->view.rank == 0)
     fprintf(stderr, "darrayio: call %lld on file %llu: %s: %s, %lld bytes, "
@@ -392,13 +441,42 @@ int darray__xcall_after(xcall_t *c, int rc) {
   return rc;
 }
 
-int darray__xcall_end(xcall_t *c, int rc) {
-  bool agree;
-  rc = darray__xcall_end_local(c, rc, &agree);
-  if (agree) {
-    c->x.f->rounds++;
-    rc = darray__agree(c->x.f->comm, rc, c->x.msg);
+/*
+ * The end's agreement (a folded call's only one: the begin's and the
+ * end's in one). *done: whether the call succeeded as far as this process
+ * can know: the agreed code, or, when the allreduce failed here alone, its
+ * own code (the others have completed it and agreed: its own code is in
+ * their answer), which then becomes DARRAY_EMPI (doc/reliability.md: the
+ * one failure no protocol can agree on). A success proves the remembered
+ * plan on every process alike, so the next call folds everywhere or
+ * nowhere, even after that failure.
+ */
+static int agree_end(xcall_t *c, int rc, bool *done) {
+  xfer_t *x = &c->x;
+  int late = DARRAY_SUCCESS;
+  int64_t *prev = darray__coll_into(&x->stats.collectives);
+  if (x->folded) {
+    rc = agree_call(x, NULL, x->strategy, rc);
+    late = x->late;
+  } else {
+    x->f->rounds++;
+    rc = darray__agree_first(x->f->comm, rc, x->msg, NULL, 0, NULL, &late);
   }
+  darray__coll_into(prev);
+  *done = rc == DARRAY_SUCCESS;
+  if (late != DARRAY_SUCCESS)
+    rc = darray__err(x->msg, DARRAY_EMPI, "MPI_Allreduce failed while "
+                     "agreeing on the result");
+  return rc;
+}
+
+int darray__xcall_end(xcall_t *c, int rc) {
+  bool agree, done = false;
+  rc = darray__xcall_end_local(c, rc, &agree);
+  if (agree)
+    rc = agree_end(c, rc, &done);
+  if (done && may_fold(c)) /* the next such call may fold */
+    darray__plan_prove(c->x.f, c->x.a, c->x.write, c->x.strategy);
   return darray__xcall_after(c, rc);
 }
 

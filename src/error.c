@@ -93,6 +93,19 @@ const char *darray__short_text(const char *text, size_t max, char *buf,
   return elide(text, max, ' ', buf, n);
 }
 
+static _Thread_local int64_t *coll_counter;
+
+int64_t *darray__coll_into(int64_t *counter) {
+  int64_t *prev = coll_counter;
+  coll_counter = counter;
+  return prev;
+}
+
+void darray__coll(void) {
+  if (coll_counter != NULL)
+    (*coll_counter)++;
+}
+
 /* Longest failure message passed between processes: the failing
  * process's own message, less room for the words put before it. */
 #define DARRAY_REMOTE_MSG (DARRAY_ERRMSG_LEN - 64)
@@ -113,6 +126,7 @@ static int tell_failure(MPI_Comm comm, int code, int agreed, int who,
   if (rank == who && msg != NULL)
     snprintf(text, sizeof text, "%s", msg);
   MPI_Request req;
+  darray__coll();
   bool sent = MPI_Ibcast(text, (int)sizeof text, MPI_CHAR, who, comm,
                          &req) == MPI_SUCCESS &&
               darray__wait(&req) == DARRAY_SUCCESS;
@@ -146,6 +160,7 @@ static int agree(MPI_Comm comm, int code, char *msg, const int64_t *vals,
   in[1 + 2 * n] = least != NULL ? -*least : 0;
   int len = 1 + 2 * n + (least != NULL);
   MPI_Request req;
+  darray__coll();
   if (MPI_Iallreduce(in, out, len, MPI_INT64_T, MPI_MAX, comm, &req) !=
           MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS) {
@@ -233,6 +248,7 @@ int darray__agree_each(MPI_Comm comm, int n, int *codes, char *const *msgs,
   for (int i = 0; i < n; i++) /* vals may be NULL when nv = 0 */
     each_in(in + i * w, codes[i], rank, nv > 0 ? vals + i * nv : NULL, nv);
   MPI_Request req;
+  darray__coll();
   if (MPI_Iallreduce(in, out, n * w, MPI_INT64_T, MPI_MAX, comm, &req) !=
           MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
@@ -261,6 +277,8 @@ int darray__agree_each(MPI_Comm comm, int n, int *codes, char *const *msgs,
 /* Broadcast text (DARRAY_VALUE_TEXT bytes) and a value from root. */
 static bool bcast_value(MPI_Comm comm, int root, char *text, int64_t *v) {
   MPI_Request req[2];
+  darray__coll();
+  darray__coll();
   bool ok = MPI_Ibcast(text, DARRAY_VALUE_TEXT, MPI_CHAR, root, comm,
                        &req[0]) == MPI_SUCCESS &&
             MPI_Ibcast(v, 1, MPI_INT64_T, root, comm, &req[1]) ==
@@ -282,6 +300,7 @@ int darray__agree_differ(MPI_Comm comm, int64_t mine, const char *text,
     return DARRAY_EMPI;
   int cand = mine != v0 ? rank : INT32_MAX, r = INT32_MAX;
   MPI_Request req;
+  darray__coll();
   if (MPI_Iallreduce(&cand, &r, 1, MPI_INT, MPI_MIN, comm, &req) !=
           MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)

@@ -33,6 +33,7 @@ typedef struct darray_file_s {
   struct {
     uint64_t array; /* the array's id; 0: none */
     const struct strategy *s;
+    bool proven; /* a blocking call with s has succeeded since (plan.c) */
   } plan_memo[2][4];
   int memo_next[2];
   io_file_t io;

@@ -270,14 +270,39 @@ static const strategy_t **memo_of(darray_file_t f, const struct darray_s *a,
 /* Remember a decision, replacing the oldest entry. */
 void darray__plan_keep(darray_file_t f, const struct darray_s *a, int w,
                        const strategy_t *s) {
-  const strategy_t **m = memo_of(f, a, w);
-  if (m == NULL) {
-    int k = f->memo_next[w];
+  int k = 0;
+  while (k < DARRAY_PLAN_MEMO && f->plan_memo[w][k].array != a->id)
+    k++;
+  if (k == DARRAY_PLAN_MEMO) {
+    k = f->memo_next[w];
     f->memo_next[w] = (k + 1) % DARRAY_PLAN_MEMO;
     f->plan_memo[w][k].array = a->id;
-    m = &f->plan_memo[w][k].s;
+    f->plan_memo[w][k].s = NULL;
   }
-  *m = s;
+  if (f->plan_memo[w][k].s != s) /* a new decision proves itself anew */
+    f->plan_memo[w][k].proven = false;
+  f->plan_memo[w][k].s = s;
+}
+
+/* Whether a blocking whole-array call of a with strategy s has succeeded
+ * on f since s was remembered: then every process passed the checks that
+ * depend on the array, the hints and the plan alone (temp_check, the
+ * strategy's sizing), and the remembered decision is the same everywhere
+ * (a decision is remembered, and proven, at the same call on every
+ * process). darray_xfer.c folds the agreements of such calls. */
+bool darray__plan_proven(darray_file_t f, const struct darray_s *a, int w,
+                         const strategy_t *s) {
+  for (int k = 0; k < DARRAY_PLAN_MEMO; k++)
+    if (f->plan_memo[w][k].array == a->id)
+      return f->plan_memo[w][k].s == s && f->plan_memo[w][k].proven;
+  return false;
+}
+
+void darray__plan_prove(darray_file_t f, const struct darray_s *a, int w,
+                        const strategy_t *s) {
+  for (int k = 0; k < DARRAY_PLAN_MEMO; k++)
+    if (f->plan_memo[w][k].array == a->id && f->plan_memo[w][k].s == s)
+      f->plan_memo[w][k].proven = true;
 }
 
 int darray__plan_call(xfer_t *x, bool whole, const strategy_t **s) {

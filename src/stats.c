@@ -27,7 +27,7 @@ static const struct {
     COUNTER(bytes_read),  COUNTER(bytes_written),   COUNTER(read_calls),
     COUNTER(write_calls), COUNTER(bytes_exchanged), COUNTER(cycles),
     COUNTER(calls),       COUNTER(io_ns),           COUNTER(exchange_ns),
-    COUNTER(call_ns),
+    COUNTER(call_ns),     COUNTER(collectives), COUNTER(bytes_copied),
     {offsetof(darray_stats_t, peak_temp_bytes), NO_SUM,
      offsetof(darray_stats_summary_t, peak_temp_bytes_max)}};
 #undef COUNTER
@@ -53,6 +53,8 @@ void darray__stats_fold(darray_stats_t *into, const darray_stats_t *c) {
   into->cycles += c->cycles;
   into->io_ns += c->io_ns;
   into->exchange_ns += c->exchange_ns;
+  into->collectives += c->collectives;
+  into->bytes_copied += c->bytes_copied;
   if (c->peak_temp_bytes > into->peak_temp_bytes)
     into->peak_temp_bytes = c->peak_temp_bytes;
 }

@@ -54,6 +54,10 @@ typedef struct xfer {
    * feeds this process's share of the CRC from the bytes it writes
    * (darray__xfer_crc); NULL otherwise */
   struct fmt_share *crc;
+  /* a blocking whole-array call whose remembered plan is proven and whose
+   * strategy moves no bytes between processes: its arguments are agreed
+   * on with its result, in one round (darray_xfer.c, fold) */
+  bool folded;
   const char *entry; /* a request's entry point ("darray_iread", ...), for
                         messages; NULL: the blocking call's name */
 } xfer_t;
@@ -205,6 +209,15 @@ DARRAY_HIDDEN int darray__plan_call(xfer_t *x, bool whole,
 DARRAY_HIDDEN void darray__plan_keep(struct darray_file_s *f,
                                      const struct darray_s *a, int w,
                                      const strategy_t *s);
+/* Whether the remembered decision for (a, w) is s and a blocking call
+ * with it has succeeded since it was remembered (prove: it has; both
+ * local, the same on every process). */
+DARRAY_HIDDEN bool darray__plan_proven(struct darray_file_s *f,
+                                       const struct darray_s *a, int w,
+                                       const strategy_t *s);
+DARRAY_HIDDEN void darray__plan_prove(struct darray_file_s *f,
+                                      const struct darray_s *a, int w,
+                                      const strategy_t *s);
 /* The same decision, with every estimate and the reason in words. */
 DARRAY_HIDDEN int darray__plan_explain(xfer_t *x, plan_t *p);
 /* Every entry's estimate in words, in the table's order ("direct 1.234

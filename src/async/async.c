@@ -221,10 +221,14 @@ static int async_setup(darray_file_t f, char *msg) {
   int64_t vals[1] = {0};
   rc = darray__agree_check(f->comm, rc, msg, vals, 1, NULL);
   int all = mode;
+  if (rc == DARRAY_SUCCESS) /* the allreduce, and the dup (agree.h) */
+    darray__coll();
   if (rc == DARRAY_SUCCESS &&
       MPI_Allreduce(&mode, &all, 1, MPI_INT, MPI_MAX, f->comm) !=
           MPI_SUCCESS)
     rc = DARRAY_EMPI;
+  if (rc == DARRAY_SUCCESS && all == DARRAY_ASYNC_FILES)
+    darray__coll();
   if (rc == DARRAY_SUCCESS && all == DARRAY_ASYNC_FILES &&
       MPI_Comm_dup(f->comm, &q->end_comm) != MPI_SUCCESS)
     rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
@@ -321,6 +325,7 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
     return;
   }
   memcpy(r->copy, c->x.buf, (size_t)bytes);
+  c->x.stats.bytes_copied += bytes;
   c->x.buf = r->copy;
   r->copy_bytes = bytes;
   q->held += bytes;
@@ -433,8 +438,11 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   }
   if (rc == DARRAY_SUCCESS && req == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
-  if (rc == DARRAY_SUCCESS && f->async == NULL)
+  if (rc == DARRAY_SUCCESS && f->async == NULL) { /* the post's collectives */
+    int64_t *prev = darray__coll_into(&r->c.x.stats.collectives);
     rc = async_setup(f, f->errmsg);
+    darray__coll_into(prev);
+  }
   if (rc != DARRAY_SUCCESS) { /* local (documented), or agreed (setup) */
     if (rc == DARRAY_ENOMEM && r == NULL)
       darray__err(f->errmsg, rc, "out of memory");

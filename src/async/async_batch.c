@@ -59,8 +59,11 @@ static void begin_rest(async_req_t **b, int n, int *rcs) {
     bads[i] = -1;
   }
   f->rounds++;
-  if (darray__agree_each(f->comm, n - 1, rcs + 1, msgs + 1, vals, 4,
-                         bads + 1) != DARRAY_SUCCESS) {
+  int64_t *prev = darray__coll_into(&b[1]->c.x.stats.collectives);
+  int ok = darray__agree_each(f->comm, n - 1, rcs + 1, msgs + 1, vals, 4,
+                              bads + 1); /* counted on the first it serves */
+  darray__coll_into(prev);
+  if (ok != DARRAY_SUCCESS) {
     /* here alone: go on as if every process agreed on its own code; the
      * end's agreement tells (darray__agree_first) */
     for (int i = 1; i < n; i++)
@@ -93,8 +96,10 @@ static void end_all(async_req_t **b, int n, int *rcs) {
   }
   if (m > 0) {
     f->rounds++;
-    if (darray__agree_each(f->comm, m, codes, msgs, NULL, 0, NULL) !=
-        DARRAY_SUCCESS)
+    int64_t *prev = darray__coll_into(&b[which[0]]->c.x.stats.collectives);
+    int ok = darray__agree_each(f->comm, m, codes, msgs, NULL, 0, NULL);
+    darray__coll_into(prev);
+    if (ok != DARRAY_SUCCESS)
       for (int k = 0; k < m; k++)
         codes[k] = darray__err(msgs[k], DARRAY_EMPI,
                                "MPI_Allreduce failed while agreeing on the "

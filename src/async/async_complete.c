@@ -68,8 +68,10 @@ static void agree_step(async_file_t *q, async_req_t *r, bool block) {
       darray__async_set_state(q, r, R_DONE);
       return;
     }
-    if (!r->sync)
-      c->x.f->rounds++; /* the program's thread makes every agreement */
+    if (!r->sync) { /* the program's thread makes every agreement */
+      c->x.f->rounds++;
+      c->x.stats.collectives++;
+    }
     darray__nbagree_post(&r->ag, q->end_comm, rc);
     darray__async_set_state(q, r, st = R_AGREEING);
   }

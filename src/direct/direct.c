@@ -59,16 +59,18 @@ static int flush(batch_t *b) {
   if (b->x->write) {
     for (int i = 0; i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
-                          b->x->buf, b->tmp + p->at, true);
+      b->x->stats.bytes_copied +=
+          darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0,
+                              p->b1, b->x->buf, b->tmp + p->at, true);
     }
     rc = darray__io_pwrite(&b->x->io, b->tmp, b->len, b->start);
   } else {
     rc = darray__io_pread(&b->x->io, b->tmp, b->len, b->start);
     for (int i = 0; rc == DARRAY_SUCCESS && i < b->npieces; i++) {
       piece_t *p = &b->pieces[i];
-      darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0, p->b1,
-                          b->x->buf, b->tmp + p->at, false);
+      b->x->stats.bytes_copied +=
+          darray__layout_copy(&a->d, &b->x->sec[p->run.sec], &p->run, p->b0,
+                              p->b1, b->x->buf, b->tmp + p->at, false);
     }
   }
   b->len = 0;

@@ -19,6 +19,7 @@ static int combine(MPI_Comm comm, uint32_t *parts, int n, char *msg) {
   MPI_Request req;
   if (n == 0)
     return DARRAY_SUCCESS;
+  darray__coll();
   if (MPI_Iallreduce(MPI_IN_PLACE, parts, n, MPI_UINT32_T, MPI_BXOR, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
@@ -241,6 +242,7 @@ static int agree_wanted(MPI_Comm comm, bool *want, int n, char *msg) {
   MPI_Request req;
   if (n == 0)
     return DARRAY_SUCCESS;
+  darray__coll();
   if (MPI_Iallreduce(MPI_IN_PLACE, want, n, MPI_C_BOOL, MPI_LOR, comm,
                      &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)

@@ -130,6 +130,7 @@ static int vector_by_scratch(io_call_t *c, const struct iovec *iov,
         take = (size_t)(slen - fill);
       if (write)
         memcpy(scratch + fill, (char *)iov[j].iov_base + jn, take);
+      c->stats->bytes_copied += (int64_t)take; /* in, or out below */
       fill += (int64_t)take;
       jn += take;
       if (jn == iov[j].iov_len) {

@@ -70,8 +70,9 @@ DARRAY_HIDDEN void darray__layout_seek(layout_iter_t *it, int64_t off);
 
 /* Copy every run byte of cells sec[0..nsec) that lies in file range
  * [lo, hi) between the user buffer and win, the image of that range
- * (to_win: user -> win); bytes of win in holes are not touched. */
-DARRAY_HIDDEN void darray__layout_copy_window(const darray_desc_t *a,
+ * (to_win: user -> win); bytes of win in holes are not touched. Returns
+ * the bytes copied (darray_stats_t.bytes_copied). */
+DARRAY_HIDDEN int64_t darray__layout_copy_window(const darray_desc_t *a,
                                               const section_t *sec, int nsec,
                                               int64_t lo, int64_t hi,
                                               char *user, char *win,
@@ -94,8 +95,8 @@ DARRAY_HIDDEN void darray__layout_pack_section(const darray_desc_t *a,
                                                int64_t base, section_t *out);
 /* Copy bytes [b0, b1) of a run between the user buffer and a packed buffer
  * (to_packed: user -> packed, else packed -> user). b0 and b1 are multiples
- * of the element size. */
-DARRAY_HIDDEN void darray__layout_copy(const darray_desc_t *a,
+ * of the element size. Returns the bytes copied, b1 - b0. */
+DARRAY_HIDDEN int64_t darray__layout_copy(const darray_desc_t *a,
                                        const section_t *sec,
                                        const layout_run_t *run, int64_t b0,
                                        int64_t b1, char *user, char *packed,

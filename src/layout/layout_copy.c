@@ -28,9 +28,9 @@ static int64_t elem_moff(const darray_desc_t *a, const section_t *sec,
   return off + e * sec->mem_stride[a->perm[depth]];
 }
 
-void darray__layout_copy(const darray_desc_t *a, const section_t *sec,
-                         const layout_run_t *run, int64_t b0, int64_t b1,
-                         char *user, char *packed, bool to_packed) {
+int64_t darray__layout_copy(const darray_desc_t *a, const section_t *sec,
+                            const layout_run_t *run, int64_t b0, int64_t b1,
+                            char *user, char *packed, bool to_packed) {
   const int64_t es = a->esize;
   if (run->mem_contig) {
     char *u = user + run->moff + b0;
@@ -38,7 +38,7 @@ void darray__layout_copy(const darray_desc_t *a, const section_t *sec,
       memcpy(packed, u, (size_t)(b1 - b0));
     else
       memcpy(u, packed, (size_t)(b1 - b0));
-    return;
+    return b1 - b0;
   }
   /* A row: the fastest file dimensions that are also contiguous in
    * memory (for BT's buffer, a whole x-row of 5-double points). */
@@ -74,4 +74,5 @@ void darray__layout_copy(const darray_desc_t *a, const section_t *sec,
     }
     e += n;
   }
+  return b1 - b0;
 }

@@ -249,13 +249,13 @@ void darray__layout_seek(layout_iter_t *it, int64_t off) {
 }
 
 /* The part of run r inside [lo, hi), between the user buffer and win. */
-static void copy_run_window(const darray_desc_t *a, const section_t *sec,
-                            const layout_run_t *r, int64_t lo, int64_t hi,
-                            char *user, char *win, bool to_win) {
+static int64_t copy_run_window(const darray_desc_t *a, const section_t *sec,
+                               const layout_run_t *r, int64_t lo, int64_t hi,
+                               char *user, char *win, bool to_win) {
   int64_t b0 = lo > r->foff ? lo - r->foff : 0;
   int64_t b1 = hi - r->foff < r->len ? hi - r->foff : r->len;
   if (b1 <= b0)
-    return;
+    return 0;
   char *w = win + (r->foff + b0 - lo);
   if (!r->mem_contig)
     darray__layout_copy(a, sec, r, b0, b1, user, w, to_win);
@@ -263,6 +263,7 @@ static void copy_run_window(const darray_desc_t *a, const section_t *sec,
     memcpy(w, user + (r->moff + b0), (size_t)(b1 - b0));
   else
     memcpy(user + (r->moff + b0), w, (size_t)(b1 - b0));
+  return b1 - b0;
 }
 
 /* The runs of one cell inside [lo, hi), row by row of the odometer: the
@@ -271,14 +272,15 @@ static void copy_run_window(const darray_desc_t *a, const section_t *sec,
  * of an iterator step (the sieve's windows hold thousands of short runs).
  * The step is taken only to a block that exists: one stride past a row's
  * last block may lie beyond INT64_MAX when the array ends near it. */
-static void copy_cell_window(const darray_desc_t *a, const section_t *sec,
-                             int secno, int64_t lo, int64_t hi,
-                             const int64_t c[], char *user, char *win,
-                             bool to_win) {
+static int64_t copy_cell_window(const darray_desc_t *a,
+                                const section_t *sec, int secno, int64_t lo,
+                                int64_t hi, const int64_t c[], char *user,
+                                char *win, bool to_win) {
   layout_secit_t it;
+  int64_t n = 0;
   secit_at(&it, a, sec, lo, c);
   if (it.done)
-    return;
+    return 0;
   int dim = a->perm[it.depth];
   const dist_set_t *rs = &sec->set[dim];
   int64_t fstep = rs->stride * a->fstride[dim];
@@ -288,9 +290,9 @@ static void copy_cell_window(const darray_desc_t *a, const section_t *sec,
     secit_run(&it, a, sec, secno, &r);
     for (int64_t j = it.pos[it.depth];; j++) {
       if (r.foff >= hi)
-        return; /* the cell's later runs lie further on */
+        return n; /* the cell's later runs lie further on */
       r.len = (j == rs->count - 1 ? rs->last : rs->block) * a->fstride[dim];
-      copy_run_window(a, sec, &r, lo, hi, user, win, to_win);
+      n += copy_run_window(a, sec, &r, lo, hi, user, win, to_win);
       if (j + 1 >= rs->count)
         break;
       r.foff += fstep;
@@ -299,15 +301,18 @@ static void copy_cell_window(const darray_desc_t *a, const section_t *sec,
     it.pos[it.depth] = rs->count - 1; /* on to the next row */
     secit_advance(&it, a, sec);
   }
+  return n;
 }
 
-void darray__layout_copy_window(const darray_desc_t *a, const section_t *sec,
-                                int nsec, int64_t lo, int64_t hi, char *user,
-                                char *win, bool to_win) {
-  int64_t c[DARRAY_MAX_DIMS];
+int64_t darray__layout_copy_window(const darray_desc_t *a,
+                                   const section_t *sec, int nsec, int64_t lo,
+                                   int64_t hi, char *user, char *win,
+                                   bool to_win) {
+  int64_t c[DARRAY_MAX_DIMS], n = 0;
   file_coords(a, lo, c);
   for (int s = 0; s < nsec; s++) /* cells never share a byte */
-    copy_cell_window(a, &sec[s], s, lo, hi, c, user, win, to_win);
+    n += copy_cell_window(a, &sec[s], s, lo, hi, c, user, win, to_win);
+  return n;
 }
 
 int darray__layout_extent(const darray_desc_t *a, const section_t *sec,

@@ -36,8 +36,10 @@ static bool same(const darray_file_s_t *f, int i, const darray_desc_t *d,
 }
 
 static void forget(darray_file_s_t *f, int i) {
-  if (f->rows_comm[i].used)
+  if (f->rows_comm[i].used) {
+    darray__coll(); /* collective: an eviction is part of a call */
     MPI_Comm_free(&f->rows_comm[i].comm);
+  }
   f->rows_comm[i].used = false;
 }
 
@@ -72,12 +74,16 @@ int darray__rows_comm(darray_file_s_t *f, const darray_desc_t *d, int keep,
     }
   MPI_Comm c = MPI_COMM_NULL;
   int color = darray__rows_color(d, keep, f->rank);
+  darray__coll(); /* the split and the allreduce */
+  darray__coll();
   int ok = MPI_Comm_split(f->comm, color, f->rank, &c) == MPI_SUCCESS, all;
   if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
     all = 0;
   if (!all) {
-    if (c != MPI_COMM_NULL)
+    if (c != MPI_COMM_NULL) {
+      darray__coll();
       MPI_Comm_free(&c);
+    }
     return DARRAY_EMPI;
   }
   keep_comm(f, d, keep, c);

@@ -104,8 +104,9 @@ static void stream_packed(rows_t *t, int k, int64_t n, bool send) {
       }
       int64_t room = send ? M - fill : avail;
       int64_t take = w.b1 - b < room ? w.b1 - b : room;
-      darray__layout_copy(&t->x->a->d, &t->x->sec[w.run.sec], &w.run, b,
-                          b + take, t->x->buf, t->pack + fill, send);
+      t->x->stats.bytes_copied +=
+          darray__layout_copy(&t->x->a->d, &t->x->sec[w.run.sec], &w.run, b,
+                              b + take, t->x->buf, t->pack + fill, send);
       b += take;
       fill += take;
       avail -= send ? 0 : take;
@@ -166,16 +167,16 @@ static void post_window(rows_t *t, bool send) {
 static void image(rows_t *t, int64_t lo, int64_t a, int64_t b, char *img,
                   bool to_img) {
   const darray_desc_t *d = &t->x->a->d;
-  darray__layout_copy_window(d, t->x->sec, t->x->nsec, a, b, t->x->buf, img,
-                             to_img);
+  t->x->stats.bytes_copied += darray__layout_copy_window(
+      d, t->x->sec, t->x->nsec, a, b, t->x->buf, img, to_img);
   for (int k = 0; k < t->p.g; k++) {
     if (k == t->me || t->off[k + 1] == t->off[k])
       continue;
     section_t ps;
     int64_t b0 = darray__layout_bytes_before(d, t->sec[k], 1, lo);
     darray__layout_pack_section(d, &t->sec[k][0], -b0, &ps);
-    darray__layout_copy_window(d, &ps, 1, a, b, t->stage + t->off[k], img,
-                               to_img);
+    t->x->stats.bytes_copied += darray__layout_copy_window(
+        d, &ps, 1, a, b, t->stage + t->off[k], img, to_img);
   }
 }
 

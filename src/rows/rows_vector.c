@@ -91,8 +91,9 @@ void darray__rows_stage_mine(rows_t *t, int64_t lo, int64_t hi,
   char *p = t->stage + t->off[t->me];
   for (darray__tp_walk_start(&w, &t->self, lo, hi); w.valid;
        darray__tp_walk_next(&w)) {
-    darray__layout_copy(&t->x->a->d, &t->x->sec[w.run.sec], &w.run, w.b0,
-                        w.b1, t->x->buf, p, to_stage);
+    t->x->stats.bytes_copied +=
+        darray__layout_copy(&t->x->a->d, &t->x->sec[w.run.sec], &w.run, w.b0,
+                            w.b1, t->x->buf, p, to_stage);
     p += w.b1 - w.b0;
   }
 }

@@ -122,8 +122,8 @@ static int io(sieve_t *s, void *p, int64_t len, int64_t off) {
 static void copy(sieve_t *s, const layout_run_t *r, int64_t b0, int64_t b1,
                  char *packed, bool to_packed) {
   const struct darray_s *a = s->x->a;
-  darray__layout_copy(&a->d, &s->x->sec[r->sec], r, b0, b1, s->x->buf, packed,
-                      to_packed);
+  s->x->stats.bytes_copied += darray__layout_copy(
+      &a->d, &s->x->sec[r->sec], r, b0, b1, s->x->buf, packed, to_packed);
 }
 
 /* Move bytes [b0, b1) of a run with one call. */
@@ -142,8 +142,9 @@ static int move_piece(sieve_t *s, const layout_run_t *r, int64_t b0,
 /* Copy every piece of the window between the user's buffer and the
  * window's image in buf. */
 static void copy_window(sieve_t *s, const window_t *w, bool to_packed) {
-  darray__layout_copy_window(&s->x->a->d, s->x->sec, s->x->nsec, w->lo, w->hi,
-                             s->x->buf, s->buf, to_packed);
+  s->x->stats.bytes_copied +=
+      darray__layout_copy_window(&s->x->a->d, s->x->sec, s->x->nsec, w->lo,
+                                 w->hi, s->x->buf, s->buf, to_packed);
 }
 
 /* A stretch of touching pieces being gathered for one write. Its single

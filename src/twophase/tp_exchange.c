@@ -116,6 +116,7 @@ static void stream_packed(tp_t *t, int i, int64_t cycle, int64_t n,
       int64_t take = w.b1 - b < room ? w.b1 - b : room;
       darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, b, b + take,
                           t->x->buf, t->pack + fill, send);
+      t->x->stats.bytes_copied += take;
       b += take;
       fill += take;
       avail -= send ? 0 : take;
@@ -218,6 +219,7 @@ static void stage_mine(tp_t *t, int64_t cycle, bool to_stage) {
        darray__tp_walk_next(&w)) {
     darray__layout_copy(&t->a->d, &t->x->sec[w.run.sec], &w.run, w.b0, w.b1,
                         t->x->buf, p, to_stage);
+    t->x->stats.bytes_copied += w.b1 - w.b0;
     p += w.b1 - w.b0;
   }
 }
@@ -282,8 +284,8 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
 static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
                        bool to_img) {
   const struct darray_s *a = t->a;
-  darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo, chi, t->x->buf,
-                             img, to_img);
+  int64_t n = darray__layout_copy_window(&a->d, t->x->sec, t->x->nsec, clo,
+                                         chi, t->x->buf, img, to_img);
   for (int r = 0; r < t->P; r++) {
     char *p = t->cur.stage + t->cur.stage_off[r] + t->spos[r];
     if (r == t->me || t->cur.bytes[r] == 0)
@@ -292,7 +294,8 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
       section_t ps;
       int64_t b0 = darray__layout_bytes_before(&a->d, t->peer_sec[r], 1, clo);
       darray__layout_pack_section(&a->d, &t->peer_sec[r][0], -b0, &ps);
-      darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, img, to_img);
+      n += darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, img,
+                                      to_img);
       continue;
     }
     pwalk_t w;
@@ -300,6 +303,7 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
          darray__tp_walk_next(&w)) {
       int64_t len = w.b1 - w.b0;
       char *at = img + (w.run.foff + w.b0 - clo);
+      n += len;
       if (to_img)
         memcpy(at, p, (size_t)len);
       else
@@ -307,6 +311,7 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
       p += len;
     }
   }
+  t->x->stats.bytes_copied += n;
 }
 
 /*

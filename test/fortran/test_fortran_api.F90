@@ -288,15 +288,16 @@ contains
     type(darray_stats_t) :: st
     type(darray_stats_summary_t) :: s
     type(darray_file_t) :: dead
-    integer(int64) :: mine(8)
+    integer(int64) :: mine(10)
     integer(int64), allocatable :: all(:, :)
     integer :: ierr
     call darray_file_get_stats(f, st, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_get_stats')
     mine = [st%bytes_read, st%bytes_written, st%read_calls, st%write_calls, &
-      st%bytes_exchanged, st%cycles, st%calls, st%peak_temp_bytes]
-    allocate (all(8, nprocs))
-    call MPI_Allgather(mine, 8, MPI_INTEGER8, all, 8, MPI_INTEGER8, &
+      st%bytes_exchanged, st%cycles, st%calls, st%peak_temp_bytes, &
+      st%collectives, st%bytes_copied]
+    allocate (all(10, nprocs))
+    call MPI_Allgather(mine, 10, MPI_INTEGER8, all, 10, MPI_INTEGER8, &
       MPI_COMM_WORLD)
     call darray_file_stats_summary(f, s, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_stats_summary')
@@ -317,6 +318,13 @@ contains
       s%calls_sum == sum(all(7, :)), 'summary: calls')
     call expect(s%peak_temp_bytes_max == maxval(all(8, :)), &
       'summary: peak_temp_bytes')
+    ! one write: its agreements at least (two, the same on every process)
+    call expect(s%collectives_sum == sum(all(9, :)) .and. &
+      s%collectives_max == maxval(all(9, :)) .and. &
+      minval(all(9, :)) >= 1 .and. &
+      minval(all(9, :)) == maxval(all(9, :)), 'summary: collectives')
+    call expect(s%bytes_copied_sum == sum(all(10, :)) .and. &
+      s%bytes_copied_max == maxval(all(10, :)), 'summary: bytes_copied')
     ! every byte of the array written once at least (sieving writes holes)
     call expect(s%bytes_written_sum >= 8_int64 * nx * ny * nz, &
       'summary: the array''s bytes written')
