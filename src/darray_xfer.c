@@ -10,7 +10,7 @@
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
  * are agreed on in one collective before any byte moves, so a bad argument
- * anywhere means nothing is touched anywhere; but for a folded call (see
+ * anywhere means nothing is touched anywhere; but for a folded read (see
  * may_fold), which agrees on all of it with its result.
  */
 #include "xfer.h"
@@ -332,20 +332,24 @@ static int begun(xcall_t *c, int rc) {
 }
 
 /*
- * Fold (issue #16: fewer synchronizations). A blocking whole-array call
+ * Fold (issue #16: fewer synchronizations). A blocking whole-array read
  * whose remembered plan has succeeded before (darray__plan_proven) under
  * a strategy that moves no bytes between processes (direct, sieve) skips
- * the agreement before its bytes move: each process moves its own bytes
+ * the agreement before its bytes move: each process reads its own bytes
  * if its own checks passed, and the end's agreement, of the same shape as
  * a begin's (agree_call: the code, the call, the description, the
  * displacement, the strategy), gives every process the same code. What
  * that agreement could refuse beforehand cannot differ from the proven
  * call's but for the caller's arguments on some processes (buf NULL,
  * another array or operation: program errors) and memory: then the
- * processes whose checks passed have moved their bytes, as when a call
+ * processes whose checks passed have filled their buffers, as when a call
  * fails while moving bytes (doc/reliability.md, section 3), and every
  * process returns the failure. A process that meets another's different
  * call meets it in an agreement of the same shape, as before.
+ *
+ * Not folded: writes. Bad input on one process must change nothing on
+ * disk, which only an agreement before the first byte is written can
+ * promise; a write keeps its two rounds.
  *
  * Not folded: strategies that exchange data (two-phase, rows): a process
  * whose checks failed has no state to take part in the exchange with, and
@@ -356,7 +360,7 @@ static int begun(xcall_t *c, int rc) {
  * on their begins in batches).
  */
 static bool may_fold(const xcall_t *c) {
-  return c->blocking && !c->section && c->member < 0;
+  return c->blocking && !c->section && c->member < 0 && !c->x.write;
 }
 
 /* The phases below count their collectives into the call's counter

@@ -21,8 +21,10 @@
  *     darray_async = thread and files (the first request's post sets the
  *     file's requests up: collectives of their own).
  *  2. The limit of issue #16 on remembered whole-array calls (blocking):
- *     direct and sieve make exactly one collective (the agreement on the
- *     arguments and the result in one round); two-phase and rows two (the
+ *     direct and sieve reads make exactly one collective (the agreement on
+ *     the arguments and the result in one round); writes two (bad input on
+ *     one process must change nothing on disk: the arguments are agreed on
+ *     before the first byte is written); two-phase and rows two (the
  *     arguments before their exchange, the result after it: a process
  *     that failed before the exchange must not leave the others waiting in
  *     it, and the exchange carries no code to everyone).
@@ -32,21 +34,23 @@
  *     in image mode with one aggregator: the array's bytes on rank 0 (the
  *     chunk's image is built from every process's bytes), 0 elsewhere (each
  *     stream is contiguous in its owner's buffer, sent as it lies).
- *  4. The folded calls of part 2 keep the error contract (P >= 2): after a
- *     direct write and read have succeeded, a write with buf = NULL on the
- *     last rank returns DARRAY_ENULL on every rank (its own message there,
- *     "failed on rank P-1: ..." elsewhere) in two collectives (the one
- *     agreement, then the failure's message from its rank); rank 0's
- *     write against the others' read of the same array, and against their
- *     section write, returns DARRAY_EINCONSISTENT on every rank ("made
- *     different calls"), nobody waiting; then the same write succeeds and
- *     the array reads back exactly.
+ *  4. The folded reads of part 2 keep the error contract (P >= 2): after a
+ *     direct write and two reads have succeeded, a read with buf = NULL on
+ *     the last rank returns DARRAY_ENULL on every rank (its own message
+ *     there, "failed on rank P-1: ..." elsewhere) in two collectives (the
+ *     one agreement, then the failure's message from its rank); rank 0's
+ *     read against the others' write of the same array, and against their
+ *     section read, returns DARRAY_EINCONSISTENT on every rank ("made
+ *     different calls"), nobody waiting. A repeated write of other values
+ *     with buf = NULL on the last rank fails everywhere and changes no
+ *     byte of the file (writes do not fold); then the array reads back
+ *     exactly.
  *  5. After the one failure no agreement can tell (the result's allreduce
  *     failing on the last rank alone, injected through fault_wrap.c: that
  *     rank returns DARRAY_EMPI, the others success), the processes still
- *     fold the next call alike: once where it fails in a first call's end
- *     (which proves the plan), once in a folded call's; each time the next
- *     write succeeds everywhere in one collective (if one process folded
+ *     fold the next read alike: once where it fails in a first read's end
+ *     (which proves the plan), once in a folded read's; each time the next
+ *     read succeeds everywhere in one collective (if one process folded
  *     and another did not, their collectives would pair wrongly and hang).
  *
  * Run: mpiexec -n 1..4 ./test_colls
@@ -220,8 +224,9 @@ static int64_t same_everywhere(int64_t v) {
 /* ---- 1 and 2: collectives ------------------------------------------------ */
 
 /* The limit of part 2 on a remembered blocking whole-array call. */
-static int64_t memo_limit(const char *strategy) {
-  return strcmp(strategy, "direct") == 0 || strcmp(strategy, "sieve") == 0
+static int64_t memo_limit(const char *strategy, bool write) {
+  return !write && (strcmp(strategy, "direct") == 0 ||
+                    strcmp(strategy, "sieve") == 0)
              ? 1
              : 2;
 }
@@ -249,7 +254,7 @@ static void one_strategy(const char *s, const char *mode) {
         bool ok = TU_EQ_I64(m.lib, m.mpi) && TU_CHECK(m.mpi > 0);
         ok &= TU_CHECK(same_everywhere(m.lib));
         if (kind == WHOLE && rep == 1)
-          ok &= TU_CHECK(m.lib <= memo_limit(s));
+          ok &= TU_CHECK(m.lib == memo_limit(s, w == 1));
         if (tu_rank() == 0)
           printf("  P=%d %-8s async=%-6s %-11s %-5s %-6s collectives %lld "
                  "(MPI saw %lld)%s\n", P, s, mode, kinds[kind],
@@ -359,26 +364,43 @@ static void part_fold(void) {
   for (int64_t i = 0; i < n; i++)
     buf[i] = (int32_t)(me * 1000 + i);
   darray_file_t f = open_with(path, "darray_strategy=direct");
-  TU_OK(darray_write(f, a, buf)); /* both decisions proven */
+  TU_OK(darray_write(f, a, buf));
+  TU_OK(darray_read(f, a, back)); /* the read's plan proven */
   TU_OK(darray_read(f, a, back));
   darray_stats_t before;
   arm(f, &before);
-  int rc = darray_write(f, a, me == P - 1 ? NULL : buf);
+  int rc = darray_read(f, a, me == P - 1 ? NULL : back);
   atomic_store(&armed, 0);
   expect_everywhere(rc, DARRAY_ENULL, f, "buf is NULL", "failed on rank",
                     me == P - 1);
   meas_t m = disarm(f, &before); /* (a successful call clears the message) */
   TU_EQ_I64(m.lib, m.mpi);
   TU_EQ_I64(m.mpi, 2); /* the one agreement, and the failure's message */
-  rc = me == 0 ? darray_write(f, a, buf) : darray_read(f, a, back);
+  rc = me == 0 ? darray_read(f, a, back) : darray_write(f, a, buf);
   expect_everywhere(rc, DARRAY_EINCONSISTENT, f, "made different calls",
                     "made different calls", true);
-  rc = me == 0 ? darray_write(f, a, buf)
-               : darray_write_section(f, a, start, count, DARRAY_ORDER_C,
-                                      buf);
+  rc = me == 0 ? darray_read(f, a, back)
+               : darray_read_section(f, a, start, count, DARRAY_ORDER_C,
+                                     back);
   expect_everywhere(rc, DARRAY_EINCONSISTENT, f, "made different calls",
                     "made different calls", true);
-  TU_OK(darray_write(f, a, buf));
+  /* a repeated write with bad input on one process: nothing on disk */
+  TU_OK(darray_file_sync(f));
+  int64_t size0 = 0, size1 = 0;
+  unsigned char *disk0 = me == 0 ? tu_read_file(path, &size0) : NULL;
+  int32_t *other = calloc((size_t)n, sizeof *other);
+  for (int64_t i = 0; i < n; i++)
+    other[i] = -buf[i] - 1;
+  rc = darray_write(f, a, me == P - 1 ? NULL : other);
+  expect_everywhere(rc, DARRAY_ENULL, f, "buf is NULL", "failed on rank",
+                    me == P - 1);
+  TU_OK(darray_file_sync(f));
+  unsigned char *disk1 = me == 0 ? tu_read_file(path, &size1) : NULL;
+  if (me == 0 && TU_EQ_I64(size1, size0))
+    tu_compare_bytes(disk1, disk0, size0, "the file after a refused write");
+  free(disk0);
+  free(disk1);
+  free(other);
   memset(back, 0, sizeof *back * (size_t)n);
   TU_OK(darray_read(f, a, back));
   tu_compare_bytes(back, buf, 4 * n, "the array after the folded calls");
@@ -391,15 +413,15 @@ static void part_fold(void) {
 
 /* ---- 5: an unagreeable failure does not split the fold ------------------- */
 
-/* A direct write whose index-th allreduce fails on the last rank. */
-static void write_failing(darray_file_t f, darray_t a, const int32_t *buf,
-                          int64_t index) {
+/* A direct read whose index-th allreduce fails on the last rank. */
+static void read_failing(darray_file_t f, darray_t a, int32_t *buf,
+                         int64_t index) {
   int P = tu_nprocs(), me = tu_rank();
   fw_reset();
   if (me == P - 1)
     fw_rule(FW_IALLREDUCE, index, MPI_ERR_OTHER);
   fw_arm(true);
-  int rc = darray_write(f, a, buf);
+  int rc = darray_read(f, a, buf);
   fw_arm(false);
   TU_EQ_I64(fw_injected(), me == P - 1 ? 1 : 0);
   TU_EQ_CODE(rc, me == P - 1 ? DARRAY_EMPI : DARRAY_SUCCESS);
@@ -408,10 +430,10 @@ static void write_failing(darray_file_t f, darray_t a, const int32_t *buf,
   fw_reset();
 }
 
-static void write_once(darray_file_t f, darray_t a, const int32_t *buf) {
+static void read_once(darray_file_t f, darray_t a, int32_t *buf) {
   darray_stats_t before;
   arm(f, &before);
-  int rc = darray_write(f, a, buf);
+  int rc = darray_read(f, a, buf);
   meas_t m = disarm(f, &before);
   TU_OK(rc);
   TU_EQ_I64(m.lib, m.mpi);
@@ -433,10 +455,11 @@ static void part_unagreeable(void) {
   for (int64_t i = 0; i < n; i++)
     buf[i] = (int32_t)(tu_rank() * 1000 + i);
   darray_file_t f = open_with(path, "darray_strategy=direct");
-  write_failing(f, a, buf, 2); /* a first call: its end is the second */
-  write_once(f, a, buf);
-  write_failing(f, a, buf, 1); /* a folded call: its only one */
-  write_once(f, a, buf);
+  TU_OK(darray_write(f, a, buf)); /* something to read */
+  read_failing(f, a, buf, 2); /* a first read: its end is the second */
+  read_once(f, a, buf);
+  read_failing(f, a, buf, 1); /* a folded read: its only one */
+  read_once(f, a, buf);
   TU_OK(darray_file_close(&f));
   tu_remove(path);
   free(buf);
