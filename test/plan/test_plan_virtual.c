@@ -10,7 +10,9 @@
  *      writes and reads, with each strategy forced and with small buffers
  *      (many cycles, pipelined writes, sieve windows, layout-aware
  *      domains on 3 servers; rows forced where it has no grouping is
- *      refused by the real call and has none on paper), the numbers darray_plan_virtual
+ *      refused by the real call and has none on paper; static
+ *      segmentation in groups of one, and of every process under
+ *      cb_nodes=1), the numbers darray_plan_virtual
  *      computes for a virtual array of P processes equal the counters of
  *      the real call at P processes, summed and maximized over the
  *      processes by darray_file_stats_summary: bytes moved to or from the
@@ -192,8 +194,10 @@ static void matrix(void) {
                           "cb_nodes=1;cb_buffer_size=8192",
                           "ind_wr_buffer_size=64;ind_rd_buffer_size=64",
                           "striping_unit=96;striping_factor=3;"
-                          "darray_cb_domains=layout;cb_buffer_size=512"};
-  const char *strategies[] = {NULL, "direct", "twophase", "sieve", "rows"};
+                          "darray_cb_domains=layout;cb_buffer_size=512",
+                          "cb_nodes=2;cb_buffer_size=1024"};
+  const char *strategies[] = {NULL,   "direct", "twophase",
+                              "sieve", "rows",   "static"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
     q++;
@@ -201,7 +205,7 @@ static void matrix(void) {
     if (descs[i].square && q * q != P)
       continue;
     for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
-      for (size_t s = 0; s < 5; s++)
+      for (size_t s = 0; s < sizeof strategies / sizeof *strategies; s++)
         for (int w = 0; w < 2; w++)
           one(&descs[i], extras[e], strategies[s], w == 1);
   }
