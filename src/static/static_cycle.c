@@ -116,10 +116,11 @@ static void group_io(st_t *t) {
 /* ---- the cycle ----------------------------------------------------------- */
 
 /* My share of cycle c: where it sits (my buffer, when it holds my stream
- * as it is; else p) and its bytes. */
+ * as it is; else p) and its bytes. An empty share points nowhere in my
+ * buffer, which may be NULL then. */
 static char *my_share(st_t *t, int64_t c, char *p, int64_t *n) {
   *n = darray__static_share(&t->p, t->acc->rank[t->me].bytes, c);
-  if (t->self_packed)
+  if (t->self_packed && *n > 0)
     return t->x->buf + t->x->sec[0].mem_base + c * t->p.K;
   return p;
 }
