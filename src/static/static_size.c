@@ -17,7 +17,7 @@ int darray__static_first(int i, int P, int A) {
 
 /* The largest i with first(i) <= r: i * P / A <= r  <=>  i * P < (r + 1) A. */
 int darray__static_group(int r, int P, int A) {
-  return (int)(((int64_t)r + 1) * A - 1) / P;
+  return (int)((((int64_t)r + 1) * A - 1) / P); /* below 2^62: no overflow */
 }
 
 /*

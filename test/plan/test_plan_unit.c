@@ -39,6 +39,7 @@
  *     bytes of overlapping boxes add up past INT64_MAX.
  * Run: ./test_plan_unit (one process)
  */
+#include "static/static.h"
 #include "strategy.h"
 #include "testutil.h"
 
@@ -380,6 +381,27 @@ static void static_estimates(void) {
   static_case("cb_nodes=1;cb_buffer_size=8", true, -1, "holds no 4-byte");
   static_case("", false, -1, "do not interleave");
   static_case("romio_cb_write=disable", true, -1, "romio_cb_write=disable");
+}
+
+/* Static segmentation's groups: group i is the ranks [i P / A, (i + 1) P /
+ * A), and the group of rank r the one that holds it, up to the largest
+ * process count a virtual array may have (where (r + 1) A passes 2^31). */
+static void static_groups(void) {
+  const int P[] = {1, 3, 7, 1 << 24, (1 << 24) - 1};
+  for (int i = 0; i < 5; i++) {
+    int As[] = {1, 2, 3, P[i] / 2 + 1, P[i] - 1, P[i]};
+    for (int a = 0; a < 6; a++) {
+      int A = As[a] < 1 ? 1 : As[a] > P[i] ? P[i] : As[a];
+      int probe[] = {0, P[i] / 2, P[i] > 1 ? P[i] - 2 : 0, P[i] - 1};
+      for (int k = 0; k < 4; k++) {
+        int r = probe[k], g = darray__static_group(r, P[i], A);
+        if (!TU_CHECK(g >= 0 && g < A &&
+                      darray__static_first(g, P[i], A) <= r &&
+                      r < darray__static_first(g + 1, P[i], A)))
+          TU_FAIL("  rank %d of %d in %d groups: group %d", r, P[i], A, g);
+      }
+    }
+  }
 }
 
 /* ---- 1b. sieving, extents apart ------------------------------------------ */
@@ -815,6 +837,7 @@ int main(int argc, char **argv) {
   striped_estimates();
   rows_estimates();
   static_estimates();
+  static_groups();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();
