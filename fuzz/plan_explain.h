@@ -291,9 +291,10 @@ static void check_row(const ecase_t *c, const char *line, int64_t abytes) {
 }
 
 /* Every strategy's estimate, in the table's order: on one process direct
- * runs take some time (never negative, never NaN), and neither rows nor
- * two-phase (nobody to interleave with) nor sieving (a whole array has no
- * holes) is a candidate, whatever the hints. */
+ * runs take some time (never negative, never NaN), and neither static
+ * segmentation, rows nor two-phase (nobody to interleave with) nor
+ * sieving (a whole array has no holes) is a candidate, whatever the
+ * hints. */
 static void check_estimates(const char *line) {
   const char *want = "  estimates: direct ";
   double us;
@@ -303,7 +304,10 @@ static void check_estimates(const char *line) {
   if (sscanf(s, "%lf%n", &us, &used) != 1 || !(us >= 0))
     fz_fail("explain: no estimate for direct runs in '%s'", line);
   s += used;
-  expect_prefix(s, " us; rows not a candidate: ");
+  expect_prefix(s, " us; static not a candidate: ");
+  s = strstr(s, "; rows not a candidate: ");
+  if (s == NULL)
+    fz_fail("explain: no rows after static in '%s'", line);
   s = strstr(s, "; twophase not a candidate: ");
   if (s == NULL)
     fz_fail("explain: no two-phase after rows in '%s'", line);

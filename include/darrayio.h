@@ -744,8 +744,16 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    file, exchange within their group only, and each moves one
  *    contiguous piece of its group's extents; refused with
  *    `DARRAY_EHINT` for section calls and where no grouping exists:
- *    MULTIPARTITION, or every group one process). `auto` uses two-phase
- *    (or rows, when its estimate is lower) when the processes' file extents
+ *    MULTIPARTITION, or every group one process) or `static` (static
+ *    segmentation: `cb_nodes` groups of consecutive ranks, every process
+ *    alone when unset; in each cycle every process sends the first rank
+ *    of its group the next share of its data in file order, a share of
+ *    `cb_buffer_size` / (group size + 1) bytes in whole elements, and that
+ *    rank writes or reads the group's pieces with one vector call per
+ *    stretch of touching pieces; refused with `DARRAY_ELIMIT` where
+ *    `cb_buffer_size` holds no element per member). `auto` uses two-phase
+ *    (or rows or static, when its estimate is lower) when the processes'
+ *    file extents
  *    interleave, unless the cost model below estimates direct runs faster
  *    (few long runs against the exchange), and independent I/O otherwise:
  *    data sieving when the model says reading the holes between a
@@ -785,7 +793,7 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    the groups as small as it can while their extents stay this long on
  *    average (one group of every process when none is);
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
- *    (always two-phase) or `disable` (never two-phase nor rows);
+ *    (always two-phase) or `disable` (never two-phase, rows nor static);
  *    `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless

@@ -9,8 +9,8 @@
  * padded by one ghost column on either side, sits at byte 100 of a 680-byte
  * file pre-filled with a background pattern. One scenario opens the file,
  * writes the array, reads it back, syncs and closes, with one fault rule in
- * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve, rows; tiny
- * buffers so that every call is many system calls):
+ * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve, rows,
+ * static; tiny buffers so that every call is many system calls):
  *
  *  1. a dry run counts the target rank's calls of each kind (open, read,
  *     write, lock, unlock, sync) after each phase;
@@ -105,6 +105,14 @@ static const char *const strategies[][7] = {
      "darray_rows_extent", "1m"},
     {"rows-vector", "darray_strategy", "rows", "cb_buffer_size", "64",
      "darray_cb_image_piece", "0"},
+    /* static segmentation: one group of every process, shares of 20
+     * bytes (5 elements: K = 64 / 3 at P = 2), rank 0 aggregating; and
+     * groups of consecutive ranks ({0}, {1, 2} at P = 3: rank 1, the
+     * target at P >= 3, aggregates) */
+    {"static", "darray_strategy", "static", "cb_buffer_size", "64",
+     "cb_nodes", "1"},
+    {"static-groups", "darray_strategy", "static", "cb_buffer_size", "48",
+     "cb_nodes", "2"},
 };
 #define NSTRATS ((int)(sizeof strategies / sizeof strategies[0]))
 

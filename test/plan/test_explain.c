@@ -61,12 +61,12 @@ static int says(const char *text, const char *want) {
  * when the extents interleave (default hints); without interleaving auto
  * never picks it. */
 static int strategy_consistent(const char *text, int inter) {
-  static const char *const names[] = {"direct", "rows", "twophase",
-                                      "sieve"};
+  static const char *const names[] = {"direct", "static", "rows",
+                                      "twophase", "sieve"};
   const char *line = strstr(text, "  estimates: ");
   double best = 0, us;
   int pick = -1, at = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     const char *where = line ? strstr(line, names[i]) : NULL;
     int k = tu_estimate(text, names[i], &us);
     if (k < 0 || where == NULL || where < line + at)

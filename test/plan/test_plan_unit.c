@@ -24,7 +24,11 @@
  *     - direct runs: a call per stretch of touching runs per buffer load,
  *       one per lone run; one per run for processes not sampled;
  *     - rows: the largest piece at the bandwidth, a call and a
- *       synchronization per window, the exchange within a group.
+ *       synchronization per window, the exchange within a group;
+ *     - static: the busiest group's bytes at the bandwidth and its calls
+ *       (one per run of the densest member's share of a cycle, at most
+ *       the group's runs), a synchronization per cycle, the exchange at
+ *       the process that sends or receives most.
  *  2. The planner's rules on a table of stand-ins whose estimates the test
  *     sets: forcing hints and their order, switches (enable, disable),
  *     interleaved and apart extents, ties, no candidate at all.
@@ -35,6 +39,7 @@
  *     bytes of overlapping boxes add up past INT64_MAX.
  * Run: ./test_plan_unit (one process)
  */
+#include "static/static.h"
 #include "strategy.h"
 #include "testutil.h"
 
@@ -330,6 +335,76 @@ static void rows_estimates(void) {
   rows_case("romio_cb_write=disable", 1, 2, -1);
 }
 
+/* ---- 1a''. static -------------------------------------------------------- */
+
+/* Static segmentation on the 64 x 256 int32 array over 1 x 2 processes,
+ * each 32768 bytes in 64 runs of 512 (interleaved: every row is half
+ * each's). K = cb_buffer_size / (largest group + 1), whole elements, at
+ * most the largest process's 32768 bytes; ceil(32768 / K) cycles; a
+ * group's calls min(its runs, cycles x (1 + K x 64 / 32768)). Defaults:
+ * 0.2 ns a byte, 5000 ns a write call, 10000 a cycle, 0.1 ns a byte
+ * exchanged. hand < 0: not a candidate, why containing `why`. */
+static void static_case(const char *set, bool inter, double hand,
+                        const char *why) {
+  hints(set);
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, 2, true, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  access_rank_t r[2];
+  for (int i = 0; i < 2; i++)
+    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
+                           512, 1, false};
+  access_t acc = summary(r, 2, inter, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("static")->estimate(&c.x, &acc, &e));
+  if (hand < 0 ? !TU_CONTAINS(e.why, why)
+               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
+    TU_FAIL("  static, hints '%s'", set);
+  darray_free(&a);
+}
+
+static void static_estimates(void) {
+  /* cb_nodes unset: two groups of one, K = 32768, one cycle, 64 calls
+   * each (min(64, 1 + 64)), nothing exchanged: 32768 * 0.2 + 64 * 5000 +
+   * 10000 */
+  static_case("", true, 6553.6 + 320000 + 10000, NULL);
+  /* cb_nodes = 1: one group of two, K = 32768, one cycle, 65 calls
+   * (min(128, 1 + 64)); rank 0 receives 32768 bytes, rank 1 sends as
+   * many: 65536 * 0.2 + 65 * 5000 + 10000 + 32768 * 0.1 */
+  static_case("cb_nodes=1", true, 13107.2 + 325000 + 10000 + 3276.8, NULL);
+  /* cb_buffer_size = 4096: K = 4096 / 3 = 1365 -> 1364 (whole int32),
+   * 25 cycles (24 x 1364 = 32736), 25 x (1 + 1364 x 64 / 32768) =
+   * 91.6015625 calls */
+  static_case("cb_nodes=1;cb_buffer_size=4096", true,
+              13107.2 + 91.6015625 * 5000 + 25 * 10000 + 3276.8, NULL);
+  /* 8 bytes for a group of two and the pack buffer: no element fits */
+  static_case("cb_nodes=1;cb_buffer_size=8", true, -1, "holds no 4-byte");
+  static_case("", false, -1, "do not interleave");
+  static_case("romio_cb_write=disable", true, -1, "romio_cb_write=disable");
+}
+
+/* Static segmentation's groups: group i is the ranks [i P / A, (i + 1) P /
+ * A), and the group of rank r the one that holds it, up to the largest
+ * process count a virtual array may have (where (r + 1) A passes 2^31). */
+static void static_groups(void) {
+  const int P[] = {1, 3, 7, 1 << 24, (1 << 24) - 1};
+  for (int i = 0; i < 5; i++) {
+    int As[] = {1, 2, 3, P[i] / 2 + 1, P[i] - 1, P[i]};
+    for (int a = 0; a < 6; a++) {
+      int A = As[a] < 1 ? 1 : As[a] > P[i] ? P[i] : As[a];
+      int probe[] = {0, P[i] / 2, P[i] > 1 ? P[i] - 2 : 0, P[i] - 1};
+      for (int k = 0; k < 4; k++) {
+        int r = probe[k], g = darray__static_group(r, P[i], A);
+        if (!TU_CHECK(g >= 0 && g < A &&
+                      darray__static_first(g, P[i], A) <= r &&
+                      r < darray__static_first(g + 1, P[i], A)))
+          TU_FAIL("  rank %d of %d in %d groups: group %d", r, P[i], A, g);
+      }
+    }
+  }
+}
+
 /* ---- 1b. sieving, extents apart ------------------------------------------ */
 
 /* One process's time under sieving by the model (doc/sieving.md): w =
@@ -525,8 +600,8 @@ static void direct_estimates(void) {
 
 /* Stand-ins at the table's places: a (no switch), c (collective, switched
  * by romio_cb_*) and s (switched by romio_ds_*); darray_strategy names
- * them by the real table's names at the same places (direct, rows,
- * twophase). NAN: not a candidate. */
+ * them by the real table's names at the same places (direct, static,
+ * rows). NAN: not a candidate. */
 static double stand_in[3];
 
 static int stand_in_estimate(int i, estimate_t *e) {
@@ -584,9 +659,9 @@ static const rule_case_t rules[] = {
     {"romio_cb_write=enable", true, false, 1, NAN, 1, "c", true,
      "romio_cb_write=enable"},
     {"romio_cb_write=enable", false, true, 1, 5, 7, "a", false, "lowest"},
-    {"darray_strategy=rows", false, false, 1, NAN, 1, "c", true,
+    {"darray_strategy=static", false, false, 1, NAN, 1, "c", true,
      "darray_strategy=c"},
-    {"darray_strategy=twophase;romio_ds_read=disable", false, true, 1, 1, 9,
+    {"darray_strategy=rows;romio_ds_read=disable", false, true, 1, 1, 9,
      "s", true, "darray_strategy=s"},
     /* 2: a switch set to disable */
     {"romio_ds_read=disable", false, false, 10, NAN, 1, "a", false,
@@ -673,7 +748,7 @@ static void strategy_hint(void) {
   TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=groups",
                                         msg, sizeof msg),
              DARRAY_EHINT);
-  TU_CONTAINS(msg, "auto, direct, rows, twophase, sieve");
+  TU_CONTAINS(msg, "auto, direct, static, rows, twophase, sieve");
 }
 
 /* ---- 3. the real table --------------------------------------------------- */
@@ -715,9 +790,10 @@ static void real_table(void) {
   memcpy(c.boxes + 4, box1, sizeof box1);
   TU_OK(darray__plan_decide(&c.x, darray__strategies, &acc, &p));
   TU_EQ_STR(p.s->name, "sieve");
-  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[3].ns, 5008));
-  TU_CONTAINS(p.est[2].why, "do not interleave"); /* two-phase */
-  TU_CONTAINS(p.est[1].why, "section calls"); /* rows */
+  TU_CHECK(near(p.est[0].ns, 5008) && near(p.est[4].ns, 5008));
+  TU_CONTAINS(p.est[3].why, "do not interleave"); /* two-phase */
+  TU_CONTAINS(p.est[2].why, "section calls"); /* rows */
+  TU_CONTAINS(p.est[1].why, "do not interleave"); /* static */
   darray_free(&a);
 }
 
@@ -761,6 +837,8 @@ int main(int argc, char **argv) {
   twophase_estimates();
   striped_estimates();
   rows_estimates();
+  static_estimates();
+  static_groups();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();

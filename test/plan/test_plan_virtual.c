@@ -11,8 +11,9 @@
  *      (many cycles, pipelined writes, sieve windows, layout-aware
  *      domains on 3 servers, on a plain file and on a set of 3 subfiles,
  *      whose back end moves a chunk's parts with one call; rows forced
- *      where it has no grouping is
- *      refused by the real call and has none on paper), the numbers darray_plan_virtual
+ *      where it has no grouping is refused by the real call and has none
+ *      on paper; static segmentation in groups of one, and of every
+ *      process under cb_nodes=1), the numbers darray_plan_virtual
  *      computes for a virtual array of P processes equal the counters of
  *      the real call at P processes, summed and maximized over the
  *      processes by darray_file_stats_summary: bytes moved to or from the
@@ -202,8 +203,10 @@ static void matrix(void) {
                           "darray_cb_domains=layout;cb_buffer_size=512",
                           "darray_backend=subfiles;striping_unit=96;"
                           "striping_factor=3;darray_cb_domains=layout;"
-                          "cb_buffer_size=512"};
-  const char *strategies[] = {NULL, "direct", "twophase", "sieve", "rows"};
+                          "cb_buffer_size=512",
+                          "cb_nodes=2;cb_buffer_size=1024"};
+  const char *strategies[] = {NULL,   "direct", "twophase",
+                              "sieve", "rows",   "static"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
     q++;
@@ -211,7 +214,7 @@ static void matrix(void) {
     if (descs[i].square && q * q != P)
       continue;
     for (size_t e = 0; e < sizeof extras / sizeof *extras; e++)
-      for (size_t s = 0; s < 5; s++)
+      for (size_t s = 0; s < sizeof strategies / sizeof *strategies; s++)
         for (int w = 0; w < 2; w++)
           one(&descs[i], extras[e], strategies[s], w == 1);
   }

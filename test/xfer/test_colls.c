@@ -12,7 +12,8 @@
  * library call runs, and passes it on to PMPI_. The tests link the
  * library's objects, so its calls land here.
  *
- *  1. Every strategy (darray_strategy = direct, sieve, twophase, rows; rows
+ *  1. Every strategy (darray_strategy = direct, sieve, twophase, rows,
+ *     static; rows
  *     needs two processes and refuses sections), whole arrays and
  *     sections, writes and reads,
  *     each call made twice (the second one's plan is remembered): on every
@@ -209,7 +210,7 @@ static darray_file_t open_with(const char *path, const char *hints) {
 }
 
 static const char *const strategies[] = {"direct", "sieve", "twophase",
-                                         "rows"};
+                                         "rows", "static"};
 static const char *const kinds[] = {"whole", "section", "nonblocking"};
 
 /* Whether processes counted different numbers (they should not: every
@@ -270,7 +271,7 @@ static void one_strategy(const char *s, const char *mode) {
 static void part_collectives(void) {
   static const char *const modes[] = {"thread", "files"};
   for (int m = 0; m < 2; m++)
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
       if (strcmp(strategies[i], "rows") == 0 && tu_nprocs() == 1) {
         if (m == 0)
           tu_skip_part("rows", "rows needs a group of two processes");

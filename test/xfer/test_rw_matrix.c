@@ -10,7 +10,8 @@
  *   x displacement {0, 37} x memory order {C, Fortran} x ghosts and padding
  *   x element type {int32, double, opaque(3), int8} x back end {posix, mpiio}
  *   x hint sets (default, tiny sieve buffers, forced direct, forced and
- *     disabled collective buffering with tiny cb_buffer_size / one cb node)
+ *     disabled collective buffering with tiny cb_buffer_size / one cb node,
+ *     forced static segmentation in groups of two with a tiny buffer)
  * (150 seeded pseudo-random cases) plus 18 hand-picked corner cases (ranks
  * that own nothing, explicit grids, one-element arrays, defaults left
  * untouched, CYCLIC(k) with k > n, the largest arrays).
@@ -91,6 +92,7 @@ static const char *const hintsets[] = {
     "romio_cb_write=disable;romio_cb_read=disable",
     "romio_cb_write=enable;romio_cb_read=enable;cb_nodes=3;striping_unit=40;"
     "cb_buffer_size=100",
+    "darray_strategy=static;cb_nodes=2;cb_buffer_size=256",
 };
 #define NHINTSETS ((int)(sizeof hintsets / sizeof hintsets[0]))
 
@@ -1227,7 +1229,8 @@ static int run_case(const rwcase_t *c, files_t *fs) {
       TU_EQ_I64(st.bytes_written, 0);
       TU_EQ_I64(st.calls, 1);
       if (strcmp(st.strategy, "twophase") == 0 ||
-          strcmp(st.strategy, "rows") == 0) {
+          strcmp(st.strategy, "rows") == 0 ||
+          strcmp(st.strategy, "static") == 0) {
         counters[4] = st.bytes_exchanged;
         counters[5] = strcmp(wrote, st.strategy) == 0;
       } else {
@@ -1248,10 +1251,12 @@ static int run_case(const rwcase_t *c, files_t *fs) {
     /* Two-phase both ways, same hints and extent, so the same file
      * domains: the bytes outside their owner's domain go out once from
      * the owners when writing and once from the aggregators when reading
-     * (rows both ways: the same groups and pieces, and the same bytes).
+     * (rows both ways: the same groups and pieces, and the same bytes;
+     * static segmentation: every member's bytes, to its aggregator and
+     * back).
      * Anything else sent (offset/length lists) would break the equality. */
     if (sums[5] == tu_nprocs() && !TU_EQ_I64(sums[3], sums[4]))
-      fprintf(stderr, "[rank %d]   two-phase or rows sent %lld bytes "
+      fprintf(stderr, "[rank %d]   two-phase, rows or static sent %lld bytes "
               "writing, %lld reading\n", rank, (long long)sums[3],
               (long long)sums[4]);
     TU_EQ_I64(sums[1], total_elems(c));

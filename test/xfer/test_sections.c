@@ -60,7 +60,9 @@ static const char *const hintsets[] = {
     "darray_strategy=twophase;cb_buffer_size=300;darray_cb_image_piece=1g;"
     "darray_concurrent_writers=unlocked",
     "darray_strategy=sieve;ind_wr_buffer_size=40;"
-    "darray_concurrent_writers=none"};
+    "darray_concurrent_writers=none",
+    "darray_strategy=static;cb_buffer_size=200",
+    "darray_strategy=static;cb_nodes=1;darray_backend=mpiio"};
 #define NHINTS ((int)(sizeof hintsets / sizeof hintsets[0]))
 
 static int64_t file_elem(const scase_t *c, const int64_t *idx) {
@@ -333,7 +335,8 @@ static void limit_case(const char *path) {
       "darray_temp_limit=2k;darray_strategy=sieve",
       "darray_temp_limit=2k;darray_strategy=twophase",
       "darray_temp_limit=2k;darray_strategy=twophase;cb_nodes=1;"
-      "darray_backend=mpiio"};
+      "darray_backend=mpiio",
+      "darray_temp_limit=2k;darray_strategy=static;cb_nodes=1"};
   const int64_t limit = 2048;
   int me = tu_rank(), P = tu_nprocs();
   for (int h = 0; h < (int)(sizeof lim_hints / sizeof *lim_hints); h++) {
