@@ -82,6 +82,20 @@ bool darray__tp_part(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
   return true;
 }
 
+int64_t darray__tp_parts_max(const tp_domains_t *d, int64_t C) {
+  int64_t most = 1;
+  for (int i = 0; d->layout && i < d->A; i++) {
+    int64_t m = darray__tp_layout_parts(d, i, C);
+    most = m > most ? m : most;
+  }
+  return most;
+}
+
+bool darray__tp_split(const tp_domains_t *d, int64_t C, int P) {
+  int64_t m = darray__tp_parts_max(d, C);
+  return m > 1 && m <= TP_SPLIT_REQUESTS / ((int64_t)P + d->A);
+}
+
 bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i, int64_t cycle) {
   int64_t plo, phi;
   for (int64_t j = 0; darray__tp_part(d, C, i, cycle, j, &plo, &phi); j++)

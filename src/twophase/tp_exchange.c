@@ -96,13 +96,26 @@ static int one_message(tp_t *t, void *p, int len, int peer, bool send) {
  * buffer with blocking calls (the other end is posted already): packed and
  * sent for writes, received and unpacked for reads.
  */
+static void send_fill(tp_t *t, int64_t *fill, int peer) {
+  if (*fill == 0)
+    return;
+  fail(t, one_message(t, t->pack, (int)*fill, peer, true));
+  t->x->stats.bytes_exchanged += *fill;
+  *fill = 0;
+}
+
 static void stream_packed(tp_t *t, int i, int64_t cycle, int64_t n,
                           int peer, bool send) {
   int64_t fill = 0, avail = 0; /* send: bytes packed; recv: bytes left */
   int64_t lo, hi;
   pwalk_t w;
   for (int64_t j = 0; darray__tp_part(&t->dom, t->C, i, cycle, j, &lo, &hi);
-       j++)
+       j++) {
+    if (t->split) { /* each part's pieces are messages of their own */
+      if (send)
+        send_fill(t, &fill, peer);
+      n = darray__tp_stream_bytes(&t->self, lo, hi);
+    }
   for (darray__tp_walk_start(&w, &t->self, lo, hi); w.valid;
        darray__tp_walk_next(&w)) {
     for (int64_t b = w.b0; b < w.b1;) {
@@ -120,22 +133,18 @@ static void stream_packed(tp_t *t, int i, int64_t cycle, int64_t n,
       b += take;
       fill += take;
       avail -= send ? 0 : take;
-      if (send && fill == t->M) {
-        fail(t, one_message(t, t->pack, (int)fill, peer, true));
-        t->x->stats.bytes_exchanged += fill;
-        fill = 0;
-      }
+      if (send && fill == t->M)
+        send_fill(t, &fill, peer);
     }
   }
-  if (send && fill > 0) {
-    fail(t, one_message(t, t->pack, (int)fill, peer, true));
-    t->x->stats.bytes_exchanged += fill;
   }
+  if (send)
+    send_fill(t, &fill, peer);
 }
 
 /* My stream to or from aggregator i in a cycle: my pieces in its chunk's
  * parts, one part after another; *contig: one stretch of my buffer, from
- * *first. */
+ * *first (split streams: each part's pieces one stretch). */
 static int64_t my_stream(tp_t *t, int i, int64_t cycle, bool *contig,
                          int64_t *first) {
   int64_t lo, hi, n = 0;
@@ -149,12 +158,26 @@ static int64_t my_stream(tp_t *t, int i, int64_t cycle, bool *contig,
       continue;
     if (n == 0)
       *first = f;
-    else if (f != *first + n)
+    else if (f != *first + n && !t->split)
       *contig = false;
     *contig = *contig && c;
     n += k;
   }
   return n;
+}
+
+/* A split stream whose parts' pieces each lie in one stretch of my buffer:
+ * each part's posted from where it lies. */
+static void post_parts(tp_t *t, int i, int64_t cycle, int peer) {
+  int64_t lo, hi, first;
+  bool contig;
+  for (int64_t j = 0; darray__tp_part(&t->dom, t->C, i, cycle, j, &lo, &hi);
+       j++) {
+    int64_t k = lo < hi ? darray__tp_stream(&t->self, lo, hi, &contig, &first)
+                        : 0;
+    if (k > 0)
+      post_stream(t, t->x->buf + first, k, peer, t->x->write);
+  }
 }
 
 /*
@@ -170,7 +193,9 @@ static void owner_streams(tp_t *t, int64_t cycle, int phase) {
       continue;
     bool contig;
     int64_t n = my_stream(t, i, cycle, &contig, &first);
-    if (n > 0 && contig && phase == 0)
+    if (n > 0 && contig && phase == 0 && t->split)
+      post_parts(t, i, cycle, peer);
+    else if (n > 0 && contig && phase == 0)
       post_stream(t, t->x->buf + first, n, peer, t->x->write);
     else if (n > 0 && !contig && phase == 1)
       stream_packed(t, i, cycle, n, peer, t->x->write);
@@ -198,10 +223,26 @@ static void place_streams(tp_t *t, int64_t cycle) {
   }
 }
 
-static void post_peer_streams(tp_t *t, bool send) {
-  for (int r = 0; r < t->P; r++)
-    if (r != t->me && t->cur.bytes[r] > 0)
-      post_stream(t, t->cur.stage + t->cur.stage_off[r], t->cur.bytes[r], r, send);
+/* The others' streams into or out of staging; a split stream as one
+ * message run per part. */
+static void post_peer_streams(tp_t *t, int64_t cycle, bool send) {
+  for (int r = 0; r < t->P; r++) {
+    char *p = t->cur.stage + t->cur.stage_off[r];
+    int64_t lo, hi;
+    if (r == t->me || t->cur.bytes[r] == 0)
+      continue;
+    if (!t->split) {
+      post_stream(t, p, t->cur.bytes[r], r, send);
+      continue;
+    }
+    for (int64_t j = 0;
+         darray__tp_part(&t->dom, t->C, t->myagg, cycle, j, &lo, &hi); j++) {
+      int64_t b = darray__tp_stream_bytes(&t->peer[r], lo, hi);
+      if (b > 0)
+        post_stream(t, p, b, r, send);
+      p += b;
+    }
+  }
   if (!send)
     t->cur.nrecv = t->cur.nreq; /* posted first in a write cycle */
 }
@@ -498,7 +539,7 @@ static void post_write(tp_t *t, int64_t cycle) {
   t->cur.nrecv = 0;
   if (agg) {
     place_streams(t, cycle);
-    post_peer_streams(t, false); /* receive the others' streams */
+    post_peer_streams(t, cycle, false); /* receive the others' streams */
   }
   owner_streams(t, cycle, 0); /* contiguous streams: posted */
   if (agg)
@@ -528,7 +569,7 @@ void darray__tp_cycle(tp_t *t, int64_t cycle) {
   if (agg) {
     chunk_io(t, cycle); /* read the chunk */
     stage_mine(t, cycle, false);
-    post_peer_streams(t, true); /* send the others' streams */
+    post_peer_streams(t, cycle, true); /* send the others' streams */
   }
   owner_streams(t, cycle, 1); /* strided streams: blocking, packed */
   wait_all(t);

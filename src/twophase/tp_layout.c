@@ -170,6 +170,14 @@ int64_t darray__tp_layout_chunk_max(const tp_domains_t *d, int i,
   return n > 1 ? C : (m < sh.nb ? m : sh.nb) * block_max(d, &sh); /* <= C */
 }
 
+int64_t darray__tp_layout_parts(const tp_domains_t *d, int i, int64_t C) {
+  share_t sh;
+  share_of(d, i, &sh);
+  int64_t n, m;
+  grouping(d, &sh, C, &n, &m);
+  return sh.nb <= 0 || n > 1 ? 1 : m < sh.nb ? m : sh.nb;
+}
+
 bool darray__tp_layout_part(const tp_domains_t *d, int64_t C, int i,
                             int64_t cycle, int64_t j, int64_t *plo,
                             int64_t *phi) {

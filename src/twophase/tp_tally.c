@@ -40,8 +40,16 @@ typedef struct tally {
    * and last byte + 1; the aggregators with one open, nopen of them */
   int64_t *cycle, *n, *end;
   int *open, nopen;
+  bool split;       /* streams cut at part boundaries too: per aggregator,
+                       the open part's end and bytes, and the messages of
+                       the stream's parts closed before it */
+  int64_t *pend, *pn, *pmsgs;
   int64_t meta_dom, meta_end;  /* ROMIO's last piece */
 } tally_t;
+
+static int64_t messages(const tally_t *t, int64_t n) {
+  return n / t->M + (n % t->M != 0);
+}
 
 static void close_stream(tally_t *t, int i) {
   int64_t n = t->n[i];
@@ -49,9 +57,12 @@ static void close_stream(tally_t *t, int i) {
   if (n > 0 && agg != t->r) {
     int from = t->write ? t->r : agg;
     t->sent[from] += n;
-    t->msgs[from] += n / t->M + (n % t->M != 0);
+    t->msgs[from] += t->split ? t->pmsgs[i] + messages(t, t->pn[i])
+                              : messages(t, n);
   }
   t->n[i] = 0;
+  if (t->split)
+    t->pmsgs[i] = t->pn[i] = 0, t->pend[i] = -1;
 }
 
 static void close_all(tally_t *t) {
@@ -62,8 +73,10 @@ static void close_all(tally_t *t) {
   t->nopen = 0;
 }
 
-/* One piece of a run inside domain i, cycle c. */
-static void piece(tally_t *t, int i, int64_t c, int64_t lo, int64_t hi) {
+/* One piece of a run inside domain i, cycle c, in the part that ends at
+ * pend. */
+static void piece(tally_t *t, int i, int64_t c, int64_t lo, int64_t hi,
+                  int64_t pend) {
   if (t->cycle[i] < 0) {
     t->open[t->nopen++] = i;
     t->cycle[i] = c;
@@ -73,6 +86,13 @@ static void piece(tally_t *t, int i, int64_t c, int64_t lo, int64_t hi) {
   } else if (lo == t->end[i]) {
     t->entries[i]--; /* one entry with the previous piece */
   }
+  if (t->split && pend != t->pend[i]) { /* the stream's next part */
+    t->pmsgs[i] += messages(t, t->pn[i]);
+    t->pn[i] = 0;
+    t->pend[i] = pend;
+  }
+  if (t->split)
+    t->pn[i] += hi - lo;
   t->n[i] += hi - lo;
   t->pieces[i]++;
   t->entries[i]++;
@@ -93,7 +113,7 @@ static void visit_run(void *p, const layout_run_t *run) {
     int64_t c, chi;
     darray__tp_locate(t->d, t->C, off, &agg, &c, &chi);
     int64_t hi = end < chi ? end : chi;
-    piece(t, agg, c, off, hi);
+    piece(t, agg, c, off, hi, chi);
     off = hi;
   }
 }
@@ -180,7 +200,7 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
   size_t P = (size_t)acc->P, A = (size_t)d.A;
   tally_t t = {.d = &d, .C = s.C, .M = s.M, .P = acc->P, .write = x->write};
   t.sent = calloc(3 * P, sizeof *t.sent);
-  t.pieces = calloc(5 * A, sizeof *t.pieces);
+  t.pieces = calloc(8 * A, sizeof *t.pieces);
   t.open = malloc(A * sizeof *t.open);
   int rc = t.sent && t.pieces && t.open ? DARRAY_SUCCESS : DARRAY_ENOMEM;
   if (rc == DARRAY_SUCCESS) {
@@ -188,8 +208,12 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
     t.cycle = t.pieces + 2 * A;
     t.n = t.pieces + 3 * A;
     t.end = t.pieces + 4 * A;
+    t.pend = t.pieces + 5 * A;
+    t.pn = t.pieces + 6 * A;
+    t.pmsgs = t.pieces + 7 * A;
+    t.split = darray__tp_split(&d, s.C, acc->P);
     for (size_t i = 0; i < A; i++)
-      t.cycle[i] = -1;
+      t.cycle[i] = t.pend[i] = -1;
   }
   if (rc == DARRAY_SUCCESS) {
     t.msgs = t.sent + P;

@@ -123,6 +123,8 @@ static int slot_alloc(tp_slot_t *s, int64_t stage, int P) {
 static int slot_requests(tp_t *t, tp_slot_t *s) {
   int64_t stage = t->myagg >= 0 ? t->stage_cap : 0;
   int64_t n = (stage + (int64_t)t->dom.A * t->C) / t->M + t->P + t->dom.A + 1;
+  if (t->split) /* a message run per part: one more request per part */
+    n += ((int64_t)t->P + t->dom.A) * t->mparts;
   s->req = malloc(sizeof *s->req * (size_t)n);
   s->req_cap = (int)n;
   return s->req != NULL ? DARRAY_SUCCESS : DARRAY_ENOMEM;
@@ -189,6 +191,8 @@ static int tp_prepare(xfer_t *x) {
   choose_aggregators(t);
   if (t->rc != DARRAY_SUCCESS)
     return t->rc; /* the buffers do not fit */
+  t->split = darray__tp_split(&t->dom, t->C, t->P);
+  t->mparts = darray__tp_parts_max(&t->dom, t->C);
   t->self_contig = all_mem_contig(x);
   rc = darray__layout_iter_init(&t->self, &t->a->d, x->sec, x->nsec);
   if (rc != DARRAY_SUCCESS)

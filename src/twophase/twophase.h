@@ -85,6 +85,16 @@ DARRAY_HIDDEN int64_t darray__tp_boundary(const tp_domains_t *d, int i);
 DARRAY_HIDDEN bool darray__tp_part(const tp_domains_t *d, int64_t C, int i,
                                    int64_t cycle, int64_t j, int64_t *plo,
                                    int64_t *phi);
+/* The most parts one chunk has (1 for logical domains). */
+DARRAY_HIDDEN int64_t darray__tp_parts_max(const tp_domains_t *d, int64_t C);
+/* Whether a stream is cut at its chunk's part boundaries as well as every
+ * M bytes (the same on every process): layout chunks of several parts,
+ * where an owner's pieces are contiguous in its buffer per part but not
+ * across parts, so that each part's pieces go as they lie, unpacked; only
+ * while the requests a cycle may post, (P + A) per part, stay within
+ * TP_SPLIT_REQUESTS. */
+#define TP_SPLIT_REQUESTS 65536
+DARRAY_HIDDEN bool darray__tp_split(const tp_domains_t *d, int64_t C, int P);
 /* Whether aggregator i has bytes to move in a cycle. */
 DARRAY_HIDDEN bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i,
                                    int64_t cycle);
@@ -118,6 +128,8 @@ DARRAY_HIDDEN int64_t darray__tp_layout_cycles(const tp_domains_t *d, int i,
                                                int64_t C);
 DARRAY_HIDDEN int64_t darray__tp_layout_chunk_max(const tp_domains_t *d,
                                                   int i, int64_t C);
+DARRAY_HIDDEN int64_t darray__tp_layout_parts(const tp_domains_t *d, int i,
+                                              int64_t C);
 DARRAY_HIDDEN bool darray__tp_layout_part(const tp_domains_t *d, int64_t C,
                                           int i, int64_t cycle, int64_t j,
                                           int64_t *plo, int64_t *phi);
@@ -207,6 +219,8 @@ typedef struct tp {
   struct iovec *iov;   /* DARRAY_IOV_MAX entries */
   int niov;
   int64_t iov_off, iov_end; /* file range the pending vector covers */
+  bool split;          /* streams cut at part boundaries (darray__tp_split) */
+  int64_t mparts;      /* the most parts of a chunk */
   bool lists;          /* the back end moves several file ranges with one
                           call (io_ops_t.plist): a chunk's parts, and the
                           pieces of a vector with holes, go as one list */

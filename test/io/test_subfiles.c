@@ -20,7 +20,9 @@
  * aggregator's servers (their parts): the back end moves a chunk's parts
  * with one list call, so a process makes no more file calls than cycles
  * (without lists: one per part), in image and vector mode, bytes against
- * the posix file, read back.
+ * the posix file, read back; in vector mode, with each process's pieces
+ * one stretch of its buffer per part, nothing is copied (streams are cut
+ * at part boundaries and go from where they lie).
  * Sections are written and read against the posix back end too. Holes:
  * only the last element written, the whole array read back through the
  * handle (zeros where subfiles end early), then darray_file_sync records
@@ -226,6 +228,12 @@ static void layout_lists(void) {
           TU_FAIL("%s: %lld/%lld calls in %lld/%lld cycles (write/read)",
                   what, (long long)w.write_calls, (long long)r.read_calls,
                   (long long)w.cycles, (long long)r.cycles);
+        /* vector mode, each process's rows one stretch of its buffer: a
+         * stream goes part by part from where its pieces lie, no copy */
+        if (d == 0 && m == 1 &&
+            (!TU_EQ_I64(w.bytes_copied, 0) | !TU_EQ_I64(r.bytes_copied, 0)))
+          TU_FAIL("%s: bytes copied %lld/%lld (write/read)", what,
+                  (long long)w.bytes_copied, (long long)r.bytes_copied);
         remove_set(sub);
         tu_remove(plain);
         free(buf);

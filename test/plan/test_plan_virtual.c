@@ -204,7 +204,9 @@ static void matrix(void) {
                           "darray_backend=subfiles;striping_unit=96;"
                           "striping_factor=3;darray_cb_domains=layout;"
                           "cb_buffer_size=512",
-                          "cb_nodes=2;cb_buffer_size=1024"};
+                          "cb_nodes=2;cb_buffer_size=1024",
+                          "striping_unit=64;striping_factor=2;"
+                          "darray_cb_domains=layout;cb_buffer_size=4096"};
   const char *strategies[] = {NULL,   "direct", "twophase",
                               "sieve", "rows",   "static"};
   int q = 1;
