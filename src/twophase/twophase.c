@@ -249,7 +249,8 @@ static void tp_finish(xfer_t *x) {
  * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
  * sent and when received) and a synchronization cost per cycle
  * (darray_cb_cycle_ns, measured when the file opens): the largest domain
- * at B (on a striped file, at least ntimes of the largest chunks times the
+ * at B (on a striped file, at least the bytes of the busiest aggregator
+ * -- its domain, or ntimes of the largest chunks if less -- times the
  * aggregators that meet on one server in a cycle: a server is B,
  * tp_layout.c), plus
  * ntimes cycles of one file call and one synchronization each,
@@ -280,10 +281,10 @@ static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
   /* on a striped file, a server serves the aggregators that meet on it
    * one after another: a cycle's file time is theirs together */
   double file = (double)s.dmax * bw;
-  double served = d.su > 0 && d.S > 0 ? (double)s.ntimes *
-                                             darray__tp_meet(&d, s.C) *
-                                             (double)s.cmax * bw
-                                       : 0;
+  double moved = (double)s.ntimes * (double)s.cmax; /* the most chunks */
+  moved = (double)s.dmax < moved ? (double)s.dmax : moved;
+  double served =
+      d.su > 0 && d.S > 0 ? darray__tp_meet(&d, s.C) * moved * bw : 0;
   double servers = darray__servers_ns(
       x, (double)d.A * (double)s.ntimes * lat + (double)(d.hi - d.lo) * bw);
   file = served > file ? served : file;

@@ -210,11 +210,14 @@ static void tp_case(const char *set, bool write, int depth, int64_t disp,
  *    5997883.2 ns;
  *  - layout domains: aggregator i the stripes of server i, 6 blocks of
  *    at most 1 MiB + 24 (an element: blocks end on element boundaries),
- *    2 of them per 3 MiB chunk (3 x 1048600 > 3 MiB): 3 cycles of 2097200
- *    bytes, one aggregator per server: 3 x 2097200 x 0.2 = 1258320 ns,
- *    less than the four servers need for all of the call's calls and
- *    bytes, (4 x 3 x 500 + 24 MiB x 0.2) / 4 = 1259791.2;
- *    + 3 x 10500 + 943718.4 = 2235009.6 ns;
+ *    6291600 bytes at most; one stream of 6 MiB cut into chunks of 3 MiB
+ *    less 120 bytes (what rounding to elements may add to C / 1 MiB + 2
+ *    = 5 parts, 5 x 23 = 115, then down to an element): 3 cycles (the
+ *    third of 240 bytes),
+ *    one aggregator per server: 6291600 x 0.2 = 1258320 ns, less than the
+ *    four servers need for all of the call's calls and bytes, (4 x 3 x
+ *    500 + 24 MiB x 0.2) / 4 = 1259791.2; + 3 x 10500 + 943718.4 =
+ *    2235009.6 ns;
  *  - automatic takes layout (the logical meeting, 4, passes 1). */
 static void striped_estimates(void) {
   const int64_t MB = INT64_C(1) << 20, total = 24 * MB;

@@ -18,6 +18,7 @@
  *      aggregator's servers; with A <= S and stripes of whole elements no
  *      two aggregators meet on a server in a cycle (contention 1), with
  *      A > S at most ceil(A / S) do;
+ *  (e) layout chunks are full (full_chunks, below);
  *  (d) the automatic choice (darray_cb_domains) takes layout domains where
  *      logical ones meet on a server: 8 aggregators, 1 MiB domains, 64 KiB
  *      stripes over 16 servers (every domain starts on server 0), and
@@ -166,6 +167,52 @@ static void matrix(void) {
           }
 }
 
+/* (e) Layout chunks are full: every chunk of an aggregator but its last
+ * holds C bytes less what rounding to elements can take from its parts,
+ * and the cycles are those of its bytes in chunks of C (1 MiB blocks in
+ * 1.5 MiB chunks took one cycle each, 1.5 times the cycles of logical
+ * domains; 64 KiB stripes 8-20 times with one stripe per chunk). */
+static void full_chunks(void) {
+  const int64_t MB = INT64_C(1) << 20;
+  const struct {
+    int64_t hi, su, S, es, disp, C;
+    int A;
+  } k[] = {{64 * MB, MB, 2, 8, 0, 3 * MB / 2, 2},
+           {64 * MB, MB, 4, 8, 0, 3 * MB / 2, 4},
+           {64 * MB, MB, 4, 8, 0, 3 * MB / 2, 2},
+           {64 * MB, 64 << 10, 2, 8, 0, 3 * MB / 2, 2},
+           {48 * MB, MB, 4, 24, 0, 3 * MB, 4},
+           {48 * MB, 64 << 10, 4, 40, 8, 3 * MB / 2, 4},
+           {48 * MB, 64 << 10, 3, 8, 16, 3 * MB / 2, 6}};
+  for (size_t n = 0; n < sizeof k / sizeof k[0]; n++) {
+    int64_t lo = k[n].disp + 5 * k[n].es;
+    int64_t hi = lo + (k[n].hi - lo) / k[n].es * k[n].es;
+    tp_domains_t d = {lo, hi, k[n].A, k[n].disp, k[n].es, k[n].su, k[n].S,
+                      true};
+    int64_t C = round_c(k[n].C, k[n].es);
+    for (int i = 0; i < d.A; i++) {
+      int64_t s0, s1, cyc = darray__tp_domain_cycles(&d, i, C), all = 0;
+      darray__tp_layout_servers(&d, i, &s0, &s1);
+      int64_t L = (d.A <= d.S ? s1 - s0 : 1) * d.su;
+      int64_t room = C - 2 * (C / L + 2) * (d.es - 1) - d.es;
+      for (int64_t c = 0; c < cyc; c++) {
+        int64_t plo, phi, sum = 0;
+        for (int64_t j = 0; darray__tp_part(&d, C, i, c, j, &plo, &phi); j++)
+          sum += phi - plo;
+        all += sum;
+        if (c + 1 < cyc && !TU_CHECK(sum >= room && sum <= C))
+          TU_FAIL("case %zu aggregator %d cycle %lld of %lld: %lld bytes, "
+                  "want %lld .. %lld", n, i, (long long)c, (long long)cyc,
+                  (long long)sum, (long long)room, (long long)C);
+      }
+      if (!TU_CHECK(cyc <= (all + room - 1) / room))
+        TU_FAIL("case %zu aggregator %d: %lld cycles for %lld bytes in "
+                "chunks of %lld", n, i, (long long)cyc, (long long)all,
+                (long long)C);
+    }
+  }
+}
+
 static void automatic(void) {
   darray_hints_t h;
   darray__hints_default(&h);
@@ -193,6 +240,7 @@ static void automatic(void) {
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   matrix();
+  full_chunks();
   automatic();
   return tu_finish();
 }
