@@ -118,8 +118,9 @@ typedef struct counters {
   int64_t calls, exchanged, cycles, peak_temp;
   char strategy[16]; /* darrayio methods: the strategy of the last call */
   /* darrayio methods (da_calls > 0): the library's calls, the collectives
-   * of one process (most) and the bytes copied (all processes) */
-  int64_t da_calls, colls, copied;
+   * of one process (most), the bytes copied and the data messages sent
+   * (all processes) */
+  int64_t da_calls, colls, copied, msgs;
 } counters_t;
 
 struct method;

@@ -308,7 +308,7 @@ static void da_stats(bench_t *b, mstate_t *s, int write, counters_t *c) {
   darray_file_get_stats(s->df, &st);
   *c = (counters_t){write ? st.write_calls : st.read_calls,
                     st.bytes_exchanged, st.cycles, st.peak_temp_bytes, "",
-                    st.calls, st.collectives, st.bytes_copied};
+                    st.calls, st.collectives, st.bytes_copied, st.messages};
   snprintf(c->strategy, sizeof c->strategy, "%s", st.strategy);
 }
 

@@ -97,9 +97,10 @@ static void result_line(const bench_t *b, const result_t *r,
   if (measured(r) && r->c.strategy[0] != '\0')
     printf(" strategy=%s", r->c.strategy);
   if (measured(r) && r->c.da_calls > 0) /* darrayio: per call, per byte */
-    printf(" colls=%.3g copied=%.3g",
+    printf(" colls=%.3g copied=%.3g msgs=%lld",
            (double)r->c.colls / (double)r->c.da_calls,
-           (double)r->c.copied / (double)total_bytes(b));
+           (double)r->c.copied / (double)total_bytes(b),
+           (long long)r->c.msgs);
   if (measured(r) && b->o.compute > 0)
     printf(" compute=%.6f", r->compute);
   if (twin != NULL) {

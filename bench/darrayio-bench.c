@@ -70,16 +70,18 @@ static int64_t check_data(bench_t *b, mstate_t *s, int dump, int salt) {
 
 static void gather_counters(bench_t *b, mstate_t *s, int write,
                             counters_t *c) {
-  int64_t sum[3], max[4];
-  *c = (counters_t){s->calls, 0, 0, 0, "", 0, 0, 0};
+  int64_t sum[4], max[4];
+  *c = (counters_t){s->calls, 0, 0, 0, "", 0, 0, 0, 0};
   if (s->m->stats)
     s->m->stats(b, s, write, c);
   sum[0] = c->calls, sum[1] = c->exchanged, sum[2] = c->copied;
+  sum[3] = c->msgs;
   max[0] = c->cycles, max[1] = c->peak_temp, max[2] = c->colls;
   max[3] = c->da_calls; /* collective calls: the same count everywhere */
-  MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, sum, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, max, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
   c->calls = sum[0], c->exchanged = sum[1], c->copied = sum[2];
+  c->msgs = sum[3];
   c->cycles = max[0], c->peak_temp = max[1]; /* the strategy is agreed */
   c->colls = max[2], c->da_calls = max[3];
 }

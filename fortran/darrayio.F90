@@ -128,7 +128,7 @@ module darrayio
       peak_temp_bytes = 0, calls = 0, io_ns = 0, exchange_ns = 0, &
       call_ns = 0
     character(len=16) :: strategy = ''
-    integer(int64) :: collectives = 0, bytes_copied = 0
+    integer(int64) :: collectives = 0, bytes_copied = 0, messages = 0
   end type darray_stats_t
 
   !> Sums and maxima of the I/O counters over all processes of a file
@@ -148,6 +148,7 @@ module darrayio
     integer(c_int64_t) :: peak_temp_bytes_max
     integer(c_int64_t) :: collectives_sum, collectives_max
     integer(c_int64_t) :: bytes_copied_sum, bytes_copied_max
+    integer(c_int64_t) :: messages_sum, messages_max
   end type darray_stats_summary_t
 
   !> One strategy's plan of a whole-array call counted on paper
@@ -242,7 +243,7 @@ module darrayio
   type, bind(c) :: c_stats_t
     integer(c_int64_t) :: v(11)
     character(kind=c_char) :: strategy(16)
-    integer(c_int64_t) :: w(2) ! collectives, bytes_copied
+    integer(c_int64_t) :: w(3) ! collectives, bytes_copied, messages
   end type c_stats_t
 
   type, bind(c) :: c_consumer_t
@@ -1768,6 +1769,7 @@ contains
       stats%call_ns = cs%v(11)
       stats%collectives = cs%w(1)
       stats%bytes_copied = cs%w(2)
+      stats%messages = cs%w(3)
       stats%strategy = ''
       do i = 1, 16
         if (cs%strategy(i) == c_null_char) exit

@@ -292,6 +292,11 @@ typedef struct darray_stats {
                                   buffered writes); bytes moved straight
                                   between the user's buffer and the file
                                   count 0 */
+  int64_t messages;          /**< point-to-point data messages this
+                                  process sent in the data exchanges of
+                                  collective strategies (two-phase, rows,
+                                  static): what darray_plan_virtual()
+                                  counts as messages */
 } darray_stats_t;
 
 /**
@@ -327,6 +332,8 @@ typedef struct darray_stats_summary {
   int64_t collectives_max;     /**< collective MPI operations, most */
   int64_t bytes_copied_sum;    /**< bytes copied between buffers, all */
   int64_t bytes_copied_max;    /**< bytes copied between buffers, most */
+  int64_t messages_sum;        /**< data messages sent, all */
+  int64_t messages_max;        /**< data messages sent, most on one */
 } darray_stats_summary_t;
 
 /* ------------------------------------------------------------------------ */

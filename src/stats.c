@@ -28,6 +28,7 @@ static const struct {
     COUNTER(write_calls), COUNTER(bytes_exchanged), COUNTER(cycles),
     COUNTER(calls),       COUNTER(io_ns),           COUNTER(exchange_ns),
     COUNTER(call_ns),     COUNTER(collectives), COUNTER(bytes_copied),
+    COUNTER(messages),
     {offsetof(darray_stats_t, peak_temp_bytes), NO_SUM,
      offsetof(darray_stats_summary_t, peak_temp_bytes_max)}};
 #undef COUNTER
@@ -55,6 +56,7 @@ void darray__stats_fold(darray_stats_t *into, const darray_stats_t *c) {
   into->exchange_ns += c->exchange_ns;
   into->collectives += c->collectives;
   into->bytes_copied += c->bytes_copied;
+  into->messages += c->messages;
   if (c->peak_temp_bytes > into->peak_temp_bytes)
     into->peak_temp_bytes = c->peak_temp_bytes;
 }

@@ -56,6 +56,7 @@ static void post(rows_t *t, char *p, int64_t n, int k, bool send) {
       fail(t, DARRAY_EMPI);
     else
       t->nreq++;
+    t->x->stats.messages += send && err == MPI_SUCCESS;
   }
   if (send)
     t->x->stats.bytes_exchanged += n;
@@ -83,6 +84,7 @@ static void one_message(rows_t *t, int len, int k, bool send) {
     fail(t, DARRAY_EMPI);
   if (send)
     t->x->stats.bytes_exchanged += len;
+  t->x->stats.messages += send && err == MPI_SUCCESS;
 }
 
 /* ---- my streams to or from the other members' windows ------------------ */

@@ -44,6 +44,7 @@ static void post(st_t *t, char *p, int64_t n, int peer, bool send) {
     t->nreq++;
   if (send)
     t->x->stats.bytes_exchanged += n;
+  t->x->stats.messages += send && err == MPI_SUCCESS;
 }
 
 static void wait_all(st_t *t) {

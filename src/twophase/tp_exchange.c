@@ -57,6 +57,8 @@ static void post_stream(tp_t *t, char *p, int64_t n, int peer, bool send) {
       fail(t, rq == NULL ? DARRAY_ENOMEM : DARRAY_EMPI);
       if (rq != NULL)
         t->cur.nreq--;
+    } else if (send) {
+      t->x->stats.messages++;
     }
   }
   if (send)
@@ -101,6 +103,7 @@ static void send_fill(tp_t *t, int64_t *fill, int peer) {
     return;
   fail(t, one_message(t, t->pack, (int)*fill, peer, true));
   t->x->stats.bytes_exchanged += *fill;
+  t->x->stats.messages++;
   *fill = 0;
 }
 

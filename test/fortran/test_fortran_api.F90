@@ -288,16 +288,16 @@ contains
     type(darray_stats_t) :: st
     type(darray_stats_summary_t) :: s
     type(darray_file_t) :: dead
-    integer(int64) :: mine(10)
+    integer(int64) :: mine(11)
     integer(int64), allocatable :: all(:, :)
     integer :: ierr
     call darray_file_get_stats(f, st, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_get_stats')
     mine = [st%bytes_read, st%bytes_written, st%read_calls, st%write_calls, &
       st%bytes_exchanged, st%cycles, st%calls, st%peak_temp_bytes, &
-      st%collectives, st%bytes_copied]
-    allocate (all(10, nprocs))
-    call MPI_Allgather(mine, 10, MPI_INTEGER8, all, 10, MPI_INTEGER8, &
+      st%collectives, st%bytes_copied, st%messages]
+    allocate (all(11, nprocs))
+    call MPI_Allgather(mine, 11, MPI_INTEGER8, all, 11, MPI_INTEGER8, &
       MPI_COMM_WORLD)
     call darray_file_stats_summary(f, s, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_stats_summary')
@@ -325,6 +325,8 @@ contains
       minval(all(9, :)) == maxval(all(9, :)), 'summary: collectives')
     call expect(s%bytes_copied_sum == sum(all(10, :)) .and. &
       s%bytes_copied_max == maxval(all(10, :)), 'summary: bytes_copied')
+    call expect(s%messages_sum == sum(all(11, :)) .and. &
+      s%messages_max == maxval(all(11, :)), 'summary: messages')
     ! every byte of the array written once at least (sieving writes holes)
     call expect(s%bytes_written_sum >= 8_int64 * nx * ny * nz, &
       'summary: the array''s bytes written')

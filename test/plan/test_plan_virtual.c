@@ -160,6 +160,10 @@ static void compare(const char *what, const darray_plan_row_t *r,
   bad += !TU_EQ_I64(r->sent_bytes_sum, s->bytes_exchanged_sum);
   bad += !TU_EQ_I64(r->sent_bytes_max, s->bytes_exchanged_max);
   bad += !TU_EQ_I64(r->cycles, s->cycles_max);
+  if (r->messages_sum >= 0) { /* counted on paper */
+    bad += !TU_EQ_I64(r->messages_sum, s->messages_sum);
+    bad += !TU_EQ_I64(r->messages_max, s->messages_max);
+  }
   if (bad && me == 0)
     fprintf(stderr, "  ... in %s\n", what);
 }
