@@ -358,7 +358,7 @@ static void sweep(const char *path) {
                                                    "cb_buffer_size=40"},
       {12, "B*C", {0, 0, 1}, {1, 1, -1}, true, 1, "cb_group_size=3;"
                                                   "cb_buffer_size=56"},
-      {12, "**C", {0, 0, 2}, {1, 1, -1}, false, 0, "cb_group_size=4;"
+      {6, "**C", {0, 0, 2}, {1, 1, -1}, false, 0, "cb_group_size=4;"
                                                    "cb_buffer_size=8"},
       {5, "BBB", {0, 0, 0}, {1, 1, -1}, false, 0, "cb_buffer_size=48"},
       {5, "BBB", {0, 0, 0}, {1, 1, -1}, false, 1, "cb_group_size=3"},
