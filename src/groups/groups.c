@@ -124,8 +124,8 @@ static int gr_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
   darray__groups_plan(x->f, acc, &x->a->d, &p);
   if (p.refuse != DARRAY_SUCCESS || p.s == 0) {
     snprintf(e->why, sizeof e->why, "%s",
-             p.s == 0 ? "groups by node across nodes: their sizes are not "
-                        "known alike everywhere (set cb_group_size)"
+             p.s == 0 ? "groups by node are known only by asking MPI "
+                        "(set cb_group_size to weigh them)"
                       : p.why);
     return DARRAY_SUCCESS;
   }

@@ -42,12 +42,12 @@ DARRAY_HIDDEN void darray__groups_close(struct darray_file_s *f);
 
 /*
  * The numbers of a call, from the hints and the access alone (the same
- * on every process): groups of s consecutive ranks (cb_group_size; by
- * node: the node's processes, modelled as consecutive ranks), a chunk of
- * C bytes of file (whole elements; two chunks fit in cb_buffer_size).
+ * on every process): groups of s consecutive ranks (cb_group_size; 0 by
+ * node, which the numbers cannot tell), a chunk of C bytes of file (whole
+ * elements; two chunks fit in cb_buffer_size).
  */
 typedef struct gr_plan {
-  int s;          /* ranks per group (the model's, by node) */
+  int s;          /* ranks per group; 0: by node */
   int64_t half;   /* bytes of one half of the window */
   int64_t C;      /* bytes of file per chunk, whole elements */
   int refuse;     /* DARRAY_SUCCESS, or what a forced call returns */

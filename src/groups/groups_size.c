@@ -23,11 +23,10 @@ int64_t darray__groups_half(const darray_hints_t *h) {
 
 /*
  * By node (cb_group_size 0) the groups are what MPI_Comm_split_type says,
- * which a process learns only by asking: the model takes the processes
- * of one node as consecutive ranks, which every process knows alike only
- * when the file's processes share one node (node_procs == P, measured at
- * open); elsewhere (several nodes, or on paper) the planner has no
- * numbers, and only a forced call runs by node.
+ * which a process learns only by asking, collectively: the planner, which
+ * decides alike everywhere without a word (and on paper, with no node at
+ * all), has no numbers for them (s = 0), and only a forced call runs by
+ * node.
  */
 void darray__groups_plan(const darray_file_s_t *f, const access_t *acc,
                          const darray_desc_t *d, gr_plan_t *p) {
@@ -39,8 +38,6 @@ void darray__groups_plan(const darray_file_s_t *f, const access_t *acc,
   p->C = p->half / es * es;
   if (h->cb_group_size > 0)
     p->s = h->cb_group_size < P ? (int)h->cb_group_size : P;
-  else if (f->node_procs == P)
-    p->s = P;
   if (p->C < es) {
     p->refuse = DARRAY_ELIMIT;
     snprintf(p->why, sizeof p->why,
