@@ -43,7 +43,7 @@ for h in -h --help; do
 done
 
 methods=darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase
-methods=$methods,darrayio-static,darrayio-async,mpiio-l3,mpiio-l3-async
+methods=$methods,darrayio-static,darrayio-groups,darrayio-async,mpiio-l3,mpiio-l3-async
 for np in ${DARRAY_TEST_NP:-1 2}; do
   for pat in "--pattern dist3d -n 16" "--pattern slabs -n 16 --slab 4"; do
     log=$tmp/out
