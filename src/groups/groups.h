@@ -21,6 +21,7 @@
  */
 typedef struct gr_cache {
   MPI_Comm comm;
+  bool own_comm; /* comm is a split of the file's (else the file's own) */
   MPI_Win win;
   int g, me;   /* members, my place among them */
   int *ranks;  /* g ranks of the file's communicator */

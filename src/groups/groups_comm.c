@@ -35,7 +35,7 @@ static void cache_free(gr_cache_t *c) {
     darray__coll(); /* collective: the window's free */
     MPI_Win_free(&c->win);
   }
-  if (c->comm != MPI_COMM_NULL) {
+  if (c->comm != MPI_COMM_NULL && c->own_comm) {
     darray__coll();
     MPI_Comm_free(&c->comm);
   }
@@ -44,9 +44,18 @@ static void cache_free(gr_cache_t *c) {
 }
 
 /* The group communicator: by node, or cb_group_size consecutive ranks;
- * the members in rank order, so the lowest rank is the writer. */
-static int split(darray_file_s_t *f, MPI_Comm *comm) {
+ * the members in rank order, so the lowest rank is the writer. One group
+ * of every process is the file's own communicator (no split: at 4
+ * processes on 2 cores MPI_Comm_split_type waits busily for 40 ms, and
+ * wait.c already knows when every process shares one node); no other
+ * collective of a call runs while the groups synchronize on it. */
+static int split(darray_file_s_t *f, MPI_Comm *comm, bool *own) {
   int64_t s = f->hints.cb_group_size;
+  *own = !(s <= 0 ? f->node_procs == f->nprocs : s >= f->nprocs);
+  if (!*own) {
+    *comm = f->comm;
+    return MPI_SUCCESS;
+  }
   darray__coll();
   if (s <= 0)
     return MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank,
@@ -119,11 +128,12 @@ int darray__groups_cache(darray_file_s_t *f, gr_cache_t **out) {
     c->half = darray__groups_half(&f->hints);
   }
   MPI_Comm comm = MPI_COMM_NULL;
+  bool own;
   /* every process splits, even one out of memory: the split is collective */
-  ok = split(f, &comm) == MPI_SUCCESS && ok;
+  ok = split(f, &comm, &own) == MPI_SUCCESS && ok;
   if (c != NULL)
-    c->comm = comm;
-  else if (comm != MPI_COMM_NULL)
+    c->comm = comm, c->own_comm = own;
+  else if (comm != MPI_COMM_NULL && own)
     darray__coll(), MPI_Comm_free(&comm);
   ok = ok && MPI_Comm_size(c->comm, &c->g) == MPI_SUCCESS &&
        MPI_Comm_rank(c->comm, &c->me) == MPI_SUCCESS && member_ranks(f, c);
