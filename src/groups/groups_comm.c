@@ -97,7 +97,7 @@ static bool member_ranks(darray_file_s_t *f, gr_cache_t *c) {
 }
 
 /* The window on a made communicator: the writer's memory, seen here. */
-static bool window(darray_file_s_t *f, gr_cache_t *c) {
+static bool window(gr_cache_t *c) {
   MPI_Aint size = c->me == 0 ? (MPI_Aint)(2 * c->half) : 0, qsize;
   int unit;
   void *mem = NULL;
@@ -107,7 +107,6 @@ static bool window(darray_file_s_t *f, gr_cache_t *c) {
     c->win = MPI_WIN_NULL;
     return false;
   }
-  (void)f;
   if (MPI_Win_shared_query(c->win, 0, &qsize, &unit, &mem) != MPI_SUCCESS ||
       MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win) != MPI_SUCCESS)
     return false; /* unlock_all of an unlocked window fails: harmless */
@@ -139,7 +138,7 @@ int darray__groups_cache(darray_file_s_t *f, gr_cache_t **out) {
        MPI_Comm_rank(c->comm, &c->me) == MPI_SUCCESS && member_ranks(f, c);
   /* a window only on groups whose every member has its communicator;
    * then one more agreement, on the windows */
-  if (!all_ok(f, ok) || !all_ok(f, window(f, c))) {
+  if (!all_ok(f, ok) || !all_ok(f, window(c))) {
     cache_free(c);
     return DARRAY_EMPI;
   }
