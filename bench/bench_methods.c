@@ -4,7 +4,7 @@
  *
  * bench_methods.c - the ways of moving one pattern's bytes.
  *
- *   darrayio-auto/-direct/-sieve/-twophase/-rows/-static
+ *   darrayio-auto/-direct/-sieve/-twophase/-rows/-static/-groups
  *                  darray_write/darray_read on the pattern's description,
  *                  one call per dump (multi: per array) after
  *                  darray_set_displacement; the strategy forced by the
@@ -141,6 +141,9 @@ static int da_rows(bench_t *b, mstate_t *s, int w) {
 }
 static int da_static(bench_t *b, mstate_t *s, int w) {
   return da_open_with(b, s, w, "static");
+}
+static int da_groups(bench_t *b, mstate_t *s, int w) {
+  return da_open_with(b, s, w, "groups");
 }
 
 /* A .npz dataset with the pattern's array as member "u": created whole
@@ -577,6 +580,8 @@ const method_t bench_methods[] = {
     {"darrayio-rows", 0, da_rows, da_xfer, da_close, da_stats, NULL, 0,
      NULL, NULL, da_sync, NULL},
     {"darrayio-static", 0, da_static, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
+    {"darrayio-groups", 0, da_groups, da_xfer, da_close, da_stats, NULL, 0,
      NULL, NULL, da_sync, NULL},
     {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
      mpi_sync, NULL},

@@ -293,8 +293,8 @@ static void check_row(const ecase_t *c, const char *line, int64_t abytes) {
 /* Every strategy's estimate, in the table's order: on one process direct
  * runs take some time (never negative, never NaN), and neither static
  * segmentation, rows nor two-phase (nobody to interleave with) nor
- * sieving (a whole array has no holes) is a candidate, whatever the
- * hints. */
+ * sieving (a whole array has no holes) nor writer groups (nobody to
+ * interleave with) is a candidate, whatever the hints. */
 static void check_estimates(const char *line) {
   const char *want = "  estimates: direct ";
   double us;
@@ -312,8 +312,11 @@ static void check_estimates(const char *line) {
   if (s == NULL)
     fz_fail("explain: no two-phase after rows in '%s'", line);
   s = strstr(s, "; sieve not a candidate: ");
+  if (s == NULL)
+    fz_fail("explain: no sieving after two-phase in '%s'", line);
+  s = strstr(s, "; groups not a candidate: ");
   if (s == NULL || strchr(s + 2, ';') != NULL)
-    fz_fail("explain: '%s' does not end with sieving, not a candidate",
+    fz_fail("explain: '%s' does not end with groups, not a candidate",
             line);
 }
 

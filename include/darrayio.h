@@ -758,9 +758,20 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    `cb_buffer_size` / (group size + 1) bytes in whole elements, and that
  *    rank writes or reads the group's pieces with one vector call per
  *    stretch of touching pieces; refused with `DARRAY_ELIMIT` where
- *    `cb_buffer_size` holds no element per member). `auto` uses two-phase
- *    (or rows or static, when its estimate is lower) when the processes'
- *    file extents
+ *    `cb_buffer_size` holds no element per member) or `groups` (writer
+ *    groups over MPI-3 shared memory: the processes of a node, or
+ *    `cb_group_size` consecutive ranks, form a group whose first rank
+ *    writes; in each cycle every member copies its own pieces of the next
+ *    chunk of the group's extent into the writer's shared window, and the
+ *    writer writes the stretches they cover, never the holes; nothing is
+ *    sent between processes; the window, `cb_buffer_size` bytes in two
+ *    halves so that the members fill one chunk while the writer writes
+ *    the other, and the group communicator are made by the file's first
+ *    `groups` call and kept until it closes; refused with
+ *    `DARRAY_ELIMIT` where `cb_buffer_size` holds no two elements).
+ *    `auto` uses two-phase
+ *    (or rows, static or groups, when its estimate is lower; groups only
+ *    when `cb_group_size` is given) when the processes' file extents
  *    interleave, unless the cost model below estimates direct runs faster
  *    (few long runs against the exchange), and independent I/O otherwise:
  *    data sieving when the model says reading the holes between a
@@ -796,11 +807,17 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    buffer (so chunks are smaller), and aggregators take turns writing,
  *    which hides the exchange behind file systems that serialize the
  *    writes of one file;
+ *  - `cb_group_size` (ranks, default 0): the groups strategy's groups are
+ *    this many consecutive ranks (the last one may be smaller), so that
+ *    one node can stand in for many; 0 groups the processes of each node
+ *    (MPI_Comm_split_type), which the planner cannot weigh without asking
+ *    MPI: `groups` is then used only when forced;
  *  - `darray_rows_extent` (bytes, default 4 MiB): the rows strategy keeps
  *    the groups as small as it can while their extents stay this long on
  *    average (one group of every process when none is);
  *  - `romio_cb_read`, `romio_cb_write` = `automatic` (default), `enable`
- *    (always two-phase) or `disable` (never two-phase, rows nor static);
+ *    (always two-phase) or `disable` (never two-phase, rows, static nor
+ *    groups);
  *    `romio_ds_read`,
  *    `romio_ds_write` = `automatic` (default: by the cost model), `enable`
  *    (sieve unless two-phase is chosen) or `disable` (never sieve, unless

@@ -8,6 +8,7 @@
 #include "array.h"
 #include "file.h"
 #include "async/async.h"
+#include "groups/groups.h"
 #include "rows/rows.h"
 #include "hints.h"
 #include "agree.h"
@@ -331,6 +332,7 @@ int darray_file_close(darray_file_t *pf) {
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
   darray__rows_close(f); /* the rows strategy's group communicators */
+  darray__groups_close(f); /* the groups strategy's, and its window */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   free(f);

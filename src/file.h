@@ -49,6 +49,9 @@ typedef struct darray_file_s {
     MPI_Comm comm;
   } rows_comm[4];
   int rows_next;
+  /* the groups strategy's communicator and shared window
+   * (src/groups/groups_comm.c): made by its first call, freed at close */
+  struct gr_cache *groups;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;

@@ -53,6 +53,7 @@ static const hint_def_t hint_table[] = {
     SZ("ind_wr_buffer_size", ind_wr_buffer_size, 1, INT64_C(1) << 40),
     SZ("cb_buffer_size", cb_buffer_size, 1, INT64_C(1) << 30),
     SZ("cb_nodes", cb_nodes, 0, INT32_MAX),
+    SZ("cb_group_size", cb_group_size, 0, INT32_MAX),
     SZ("striping_unit", striping_unit, 0, INT64_C(1) << 40),
     SZ("striping_factor", striping_factor, 0, INT32_MAX),
     EN("romio_ds_read", ds_read, tri_names),

@@ -44,6 +44,9 @@ typedef struct darray_hints {
   int64_t ind_wr_buffer_size;
   int64_t cb_buffer_size;
   int64_t cb_nodes;
+  /* the groups strategy (src/groups): ranks per writer group, 0 = the
+   * processes of one node (MPI_Comm_split_type) */
+  int64_t cb_group_size;
   int64_t striping_unit;
   int64_t striping_factor;
   int ds_read, ds_write, cb_read, cb_write;

@@ -26,8 +26,13 @@
  * before both: it moves the same bytes in noncontiguous vectors where
  * they move contiguous extents, so at an equal estimate either asks less
  * of the file system; after direct runs, whose file calls its merged
- * pieces save */
-#define STRATEGIES(X) X(direct) X(static) X(rows) X(twophase) X(sieve)
+ * pieces save. groups last: of the collective entries it has the fewest
+ * processes at the file (one writer per group) and sends no message, so
+ * at an equal estimate it asks least of the file system and of the
+ * network; and the values of darray_strategy before it keep their
+ * numbers */
+#define STRATEGIES(X)                                                          \
+  X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups)
 
 #define DECLARE(name)                                                          \
   DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;

@@ -10,7 +10,7 @@
  * file pre-filled with a background pattern. One scenario opens the file,
  * writes the array, reads it back, syncs and closes, with one fault rule in
  * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve, rows,
- * static; tiny buffers so that every call is many system calls):
+ * static, groups; tiny buffers so that every call is many system calls):
  *
  *  1. a dry run counts the target rank's calls of each kind (open, read,
  *     write, lock, unlock, sync) after each phase;
@@ -113,6 +113,13 @@ static const char *const strategies[][7] = {
      "cb_nodes", "1"},
     {"static-groups", "darray_strategy", "static", "cb_buffer_size", "48",
      "cb_nodes", "2"},
+    /* writer groups: by node (every process, rank 0 writing), chunks of
+     * 32 bytes; and groups of one (every rank a writer, the target too),
+     * chunks of 24 */
+    {"groups", "darray_strategy", "groups", "cb_buffer_size", "64",
+     "cb_group_size", "0"},
+    {"groups-one", "darray_strategy", "groups", "cb_buffer_size", "48",
+     "cb_group_size", "1"},
 };
 #define NSTRATS ((int)(sizeof strategies / sizeof strategies[0]))
 

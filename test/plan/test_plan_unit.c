@@ -28,7 +28,12 @@
  *     - static: the busiest group's bytes at the bandwidth and its calls
  *       (one per run of the densest member's share of a cycle, at most
  *       the group's runs), a synchronization per cycle, the exchange at
- *       the process that sends or receives most.
+ *       the process that sends or receives most;
+ *     - groups: per group of cb_group_size ranks, the writer's own copy
+ *       plus the group's bytes at the bandwidth and its calls (a call per
+ *       chunk where the group's bytes fill its extent, else one per run
+ *       without list calls), against the busiest member's copy, plus a
+ *       synchronization per chunk of cb_buffer_size / 2.
  *  2. The planner's rules on a table of stand-ins whose estimates the test
  *     sets: forcing hints and their order, switches (enable, disable),
  *     interleaved and apart extents, ties, no candidate at all.
@@ -385,6 +390,58 @@ static void static_estimates(void) {
   static_case("cb_nodes=1;cb_buffer_size=8", true, -1, "holds no 4-byte");
   static_case("", false, -1, "do not interleave");
   static_case("romio_cb_write=disable", true, -1, "romio_cb_write=disable");
+}
+
+/* ---- 1a'''. groups ------------------------------------------------------- */
+
+/* Writer groups on the same array as static's: 64 x 256 int32 over 1 x 2
+ * processes, each 32768 bytes in 64 runs of 512, interleaved (rank 1's
+ * extent starts 512 bytes after rank 0's). C = cb_buffer_size / 2 in
+ * whole elements; a group's chunks ceil(extent / C); the posix back end
+ * has no list call. node: the file's processes on this node (0: not
+ * known). hand < 0: not a candidate, why containing `why`. */
+static void groups_case(const char *set, int node, bool inter, double hand,
+                        const char *why) {
+  hints(set);
+  F.node_procs = node;
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, 2, true, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  access_rank_t r[2];
+  for (int i = 0; i < 2; i++)
+    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
+                           512, 1, false};
+  access_t acc = summary(r, 2, inter, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("groups")->estimate(&c.x, &acc, &e));
+  if (hand < 0 ? !TU_CONTAINS(e.why, why)
+               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
+    TU_FAIL("  groups, hints '%s', node %d", set, node);
+  darray_free(&a);
+}
+
+static void groups_estimates(void) {
+  /* groups of one: a chunk each (65024 bytes of extent, C = 2 MiB) with
+   * holes, so a call per run: 32768 * 0.1 (its copy) + 32768 * 0.2 + 64
+   * * 5000, + 10000 */
+  groups_case("cb_group_size=1", 0, true,
+              3276.8 + 6553.6 + 320000 + 10000, NULL);
+  /* one group of two, dense: one chunk, one call; the writer's copy and
+   * write (3276.8 + 13107.2 + 5000) outlast the member's copy (3276.8) */
+  groups_case("cb_group_size=2", 0, true, 3276.8 + 13107.2 + 5000 + 10000,
+              NULL);
+  /* by node: not weighed, even where every process shares one */
+  groups_case("", 2, true, -1, "set cb_group_size");
+  /* C = 2048: 32 chunks, a call and a synchronization each */
+  groups_case("cb_group_size=2;cb_buffer_size=4096", 0, true,
+              3276.8 + 13107.2 + 32 * 5000 + 32 * 10000, NULL);
+  groups_case("cb_group_size=2;cb_buffer_size=7", 0, true, -1,
+              "holds no two 4-byte");
+  groups_case("", 0, true, -1, "set cb_group_size");
+  groups_case("cb_group_size=1", 0, false, -1, "do not interleave");
+  groups_case("cb_group_size=1;romio_cb_write=disable", 0, true, -1,
+              "romio_cb_write=disable");
 }
 
 /* Static segmentation's groups: group i is the ranks [i P / A, (i + 1) P /
@@ -748,10 +805,10 @@ static void strategy_hint(void) {
   hints(NULL);
   TU_OK(darray__hints_get(&F.hints, "darray_strategy", v, sizeof v));
   TU_EQ_STR(v, "auto");
-  TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=groups",
+  TU_EQ_CODE(darray__hints_parse_string(&F.hints, "darray_strategy=gangs",
                                         msg, sizeof msg),
              DARRAY_EHINT);
-  TU_CONTAINS(msg, "auto, direct, static, rows, twophase, sieve");
+  TU_CONTAINS(msg, "auto, direct, static, rows, twophase, sieve, groups");
 }
 
 /* ---- 3. the real table --------------------------------------------------- */
@@ -842,6 +899,7 @@ int main(int argc, char **argv) {
   rows_estimates();
   static_estimates();
   static_groups();
+  groups_estimates();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();

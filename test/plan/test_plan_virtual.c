@@ -13,8 +13,9 @@
  *      whose back end moves a chunk's parts with one call; rows forced
  *      where it has no grouping is refused by the real call and has none
  *      on paper; static segmentation in groups of one, and of every
- *      process under cb_nodes=1), the numbers darray_plan_virtual
- *      computes for a virtual array of P processes equal the counters of
+ *      process under cb_nodes=1; writer groups of two ranks), the numbers
+ *      darray_plan_virtual computes for a virtual array of P processes
+ *      equal the counters of
  *      the real call at P processes, summed and maximized over the
  *      processes by darray_file_stats_summary: bytes moved to or from the
  *      file (most on one process), file calls (all, most), data bytes
@@ -212,7 +213,8 @@ static void matrix(void) {
                           "striping_unit=64;striping_factor=2;"
                           "darray_cb_domains=layout;cb_buffer_size=4096"};
   const char *strategies[] = {NULL,   "direct", "twophase",
-                              "sieve", "rows",   "static"};
+                              "sieve", "rows",   "static",
+                              "groups;cb_group_size=2"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
     q++;

@@ -13,7 +13,7 @@
  * library's objects, so its calls land here.
  *
  *  1. Every strategy (darray_strategy = direct, sieve, twophase, rows,
- *     static; rows
+ *     static, groups; rows
  *     needs two processes and refuses sections), whole arrays and
  *     sections, writes and reads,
  *     each call made twice (the second one's plan is remembered): on every
@@ -28,7 +28,8 @@
  *     before the first byte is written); two-phase and rows two (the
  *     arguments before their exchange, the result after it: a process
  *     that failed before the exchange must not leave the others waiting in
- *     it, and the exchange carries no code to everyone).
+ *     it, and the exchange carries no code to everyone); writer groups
+ *     two and a synchronization of the group per chunk (one here).
  *  3. bytes_copied in cases counted by hand: direct calls on row blocks
  *     (one run, contiguous in memory and file): 0; sieve calls on column
  *     blocks (every run through the window): this process's bytes; two-phase
@@ -133,6 +134,9 @@ BLOCKING_COLL(Comm_split_type, (MPI_Comm c, int type, int key, MPI_Info i,
                                 MPI_Comm *n), (c, type, key, i, n))
 BLOCKING_COLL(Comm_create, (MPI_Comm c, MPI_Group g, MPI_Comm *n), (c, g, n))
 BLOCKING_COLL(Comm_free, (MPI_Comm * c), (c))
+BLOCKING_COLL(Win_allocate_shared, (MPI_Aint n, int u, MPI_Info i, MPI_Comm c,
+                                    void *p, MPI_Win *w), (n, u, i, c, p, w))
+BLOCKING_COLL(Win_free, (MPI_Win * w), (w))
 
 /* ---- calls, measured ---------------------------------------------------- */
 
@@ -210,7 +214,7 @@ static darray_file_t open_with(const char *path, const char *hints) {
 }
 
 static const char *const strategies[] = {"direct", "sieve", "twophase",
-                                         "rows", "static"};
+                                         "rows", "static", "groups"};
 static const char *const kinds[] = {"whole", "section", "nonblocking"};
 
 /* Whether processes counted different numbers (they should not: every
@@ -226,6 +230,8 @@ static int64_t same_everywhere(int64_t v) {
 
 /* The limit of part 2 on a remembered blocking whole-array call. */
 static int64_t memo_limit(const char *strategy, bool write) {
+  if (strcmp(strategy, "groups") == 0)
+    return 3; /* and its one chunk's synchronization of the group */
   return !write && (strcmp(strategy, "direct") == 0 ||
                     strcmp(strategy, "sieve") == 0)
              ? 1
@@ -271,7 +277,7 @@ static void one_strategy(const char *s, const char *mode) {
 static void part_collectives(void) {
   static const char *const modes[] = {"thread", "files"};
   for (int m = 0; m < 2; m++)
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
       if (strcmp(strategies[i], "rows") == 0 && tu_nprocs() == 1) {
         if (m == 0)
           tu_skip_part("rows", "rows needs a group of two processes");
