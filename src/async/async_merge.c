@@ -237,10 +237,10 @@ void darray__async_merge(async_req_t **b, int n, int *rcs) {
    * everywhere */
   int64_t *cv = vals + 4 * (n - 1);
   memset(cv, 0, sizeof *cv * 4);
-  static char nomem[DARRAY_ERRMSG_LEN];
+  char nomem[DARRAY_ERRMSG_LEN]; /* the agreement may tell into it */
   if (m == NULL) {
     rcs[n] = DARRAY_ENOMEM;
-    msgs[n] = nomem; /* only ever "out of memory" */
+    msgs[n] = nomem;
     snprintf(nomem, sizeof nomem, "out of memory");
   } else {
     rcs[n] = merge_build(m, b, n);
