@@ -373,19 +373,90 @@ int darray__xcall_begin(xcall_t *c) {
   return rc;
 }
 
+/* A merged access's plan (src/async/async_merge.c). Rows is no
+ * candidate: it takes one cell per process of its group (rows.c,
+ * plan_pieces), and a merged access gives each process B cells, one per
+ * array; when a hint forces it, the access refuses (DARRAY_EHINT), and
+ * its requests move one by one, under rows. Others are planned from
+ * the table as for any call. */
+static bool merges(const strategy_t *s) { return strcmp(s->name, "rows"); }
+
+static int plan_merged(xfer_t *x, const strategy_t **s) {
+  const strategy_t *table[DARRAY_MAX_STRATEGIES + 1];
+  int n = 0;
+  *s = darray__plan_forced(x);
+  if (*s != NULL)
+    return merges(*s) ? DARRAY_SUCCESS
+                      : darray__err(x->msg, DARRAY_EHINT, "%s: "
+                                    "darray_strategy=%s does not move "
+                                    "merged accesses", call_name(x, NULL),
+                                    (*s)->name);
+  for (int i = 0; darray__strategies[i] != NULL; i++)
+    if (merges(darray__strategies[i]))
+      table[n++] = darray__strategies[i];
+  table[n] = NULL;
+  const access_t *acc;
+  plan_t p;
+  *s = darray__strategies[0];
+  int rc = darray__xfer_access(x, &acc);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__plan_decide(x, table, acc, &p);
+  if (rc == DARRAY_SUCCESS)
+    *s = p.s;
+  if (rc == DARRAY_SUCCESS && verbose() && x->a->rank == 0) {
+    char est[DARRAY_ESTIMATES_LEN];
+    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; "
+            "estimates: %s\n", call_name(x, NULL), p.s->name,
+            x->f->io.ops->name, p.why,
+            darray__plan_estimates(&p, est, sizeof est));
+  }
+  return rc;
+}
+
 /* xfer_begin up to its agreement (a whole-array call's access and plan
- * are local). */
-int darray__xcall_begin_local(xcall_t *c, int64_t vals[4], int *pre) {
+ * are local), in one of three ways (how): */
+enum {
+  BEGIN_PREPARE, /* the call's plan (remembered per array), prepared */
+  BEGIN_PLAN,    /* the same plan, not prepared: a merged access moves
+                    the call's bytes (x->state stays NULL) */
+  BEGIN_MERGED   /* a merged access: planned afresh (plan_merged; its
+                    array is no user's, nothing to remember), prepared */
+};
+
+static int begin_local_as(xcall_t *c, int64_t vals[4], int *pre, int how) {
   xfer_t *x = &c->x;
   const strategy_t *s = darray__strategies[0];
   bool agreed = false;
   int rc = access_of(x, NULL, c->rc0, &agreed);
   if (rc == DARRAY_SUCCESS)
-    rc = verbose() ? say_plan(x, NULL, &s) : darray__plan_call(x, true, &s);
+    rc = how == BEGIN_MERGED             ? plan_merged(x, &s)
+         : verbose() && how != BEGIN_PLAN ? say_plan(x, NULL, &s)
+                                          : darray__plan_call(x, true, &s);
   *pre = rc;
-  rc = begin_local(x, NULL, s, rc);
+  if (how != BEGIN_PLAN) {
+    rc = begin_local(x, NULL, s, rc);
+  } else { /* begin_local but the preparation */
+    x->strategy = s;
+    if (rc == DARRAY_SUCCESS)
+      rc = temp_check(x);
+    if (rc == DARRAY_SUCCESS)
+      rc = x->late;
+    x->late = DARRAY_SUCCESS;
+  }
   call_vals(x, NULL, s, vals);
   return rc;
+}
+
+int darray__xcall_begin_local(xcall_t *c, int64_t vals[4], int *pre) {
+  return begin_local_as(c, vals, pre, BEGIN_PREPARE);
+}
+
+int darray__xcall_begin_plan(xcall_t *c, int64_t vals[4], int *pre) {
+  return begin_local_as(c, vals, pre, BEGIN_PLAN);
+}
+
+int darray__xcall_begin_merged(xcall_t *c, int64_t vals[4], int *pre) {
+  return begin_local_as(c, vals, pre, BEGIN_MERGED);
 }
 
 int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,

@@ -76,6 +76,15 @@ DARRAY_HIDDEN int darray__xcall_begin(xcall_t *c);
  * failure path: every process comes with the same rc). */
 DARRAY_HIDDEN int darray__xcall_begin_local(xcall_t *c, int64_t vals[4],
                                             int *pre);
+/* begin_local for a request whose bytes a merged access moves
+ * (src/async/async_merge.c): its plan and checks, no preparation (the
+ * merged access prepares once for all its requests); and for that merged
+ * access, a call over a composite array (c->x.merged): planned afresh,
+ * not remembered for any array, prepared. */
+DARRAY_HIDDEN int darray__xcall_begin_plan(xcall_t *c, int64_t vals[4],
+                                           int *pre);
+DARRAY_HIDDEN int darray__xcall_begin_merged(xcall_t *c, int64_t vals[4],
+                                             int *pre);
 DARRAY_HIDDEN int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
                                              const int64_t vals[4], int pre);
 DARRAY_HIDDEN int darray__xcall_run(xcall_t *c);

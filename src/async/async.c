@@ -89,13 +89,27 @@ static bool fits(int64_t *span, const async_req_t *r) {
 }
 
 /* thread (under q's mutex): r and the requests queued right behind it
- * that could join it in a batch, into b; how many. */
-static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b) {
+ * that could join it in a batch, into b; how many. *chain: they may move
+ * as one access (async_merge.c), then not held to fits: none of them is
+ * prepared for itself. */
+static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
+                    bool *chain) {
   int n = 1;
   int64_t span = 0;
   b[0] = r;
-  if (q->mode != DARRAY_ASYNC_THREAD || !joinable(r, true) ||
-      !fits(&span, r))
+  *chain = false;
+  if (q->mode != DARRAY_ASYNC_THREAD || !joinable(r, true))
+    return 1;
+  for (async_req_t *p = r->next;
+       p != NULL && n < DARRAY_AGREE_EACH_MAX - 1 && p->state == R_QUEUED &&
+       joinable(p, false) && darray__merge_follows(r, b[n - 1], p);
+       p = p->next)
+    b[n++] = p;
+  if (n >= 2) {
+    *chain = true;
+    return n;
+  }
+  if (!fits(&span, r))
     return 1;
   for (async_req_t *p = r->next; p != NULL && n < DARRAY_AGREE_EACH_MAX &&
                                  p->state == R_QUEUED && joinable(p, false) &&
@@ -126,12 +140,12 @@ static void hold_wait(void) {
 
 /* Run b[0] (and in thread mode those of b[1..nb) every process has
  * queued too); how many ran. */
-static int run_some(async_file_t *q, async_req_t **b, int nb) {
+static int run_some(async_file_t *q, async_req_t **b, int nb, bool chain) {
   if (q->mode != DARRAY_ASYNC_THREAD || b[0]->sync) {
     b[0]->rc = execute(q->mode, &b[0]->c, b[0]->sync);
     return 1;
   }
-  return darray__async_batch(b, nb);
+  return darray__async_batch(b, nb, chain);
 }
 
 /* The file's thread (async_pool.c): its requests, first come first
@@ -151,9 +165,10 @@ static void serve(void *arg) {
     pthread_mutex_unlock(&q->mu);
     hold_wait();
     pthread_mutex_lock(&q->mu);
-    int nb = batch_of(q, r, b);
+    bool chain;
+    int nb = batch_of(q, r, b, &chain);
     pthread_mutex_unlock(&q->mu);
-    int n = run_some(q, b, nb);
+    int n = run_some(q, b, nb, chain);
     pthread_mutex_lock(&q->mu);
     for (int i = 0; i < n; i++)
       b[i]->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
@@ -256,8 +271,10 @@ const char *darray__async_text(const darray_file_s_t *f) {
   case DARRAY_ASYNC_THREAD:
     return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
            "request whole, agreement and exchange included (requests "
-           "queued together share their agreements); the program computes "
-           "meanwhile";
+           "queued together share their agreements; whole-array requests "
+           "of one operation on arrays alike but for their displacement, "
+           "posted in file order, each array starting where the one before "
+           "it ends, move as one access); the program computes meanwhile";
   case DARRAY_ASYNC_FILES:
     return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
            "direct and sieve transfers on the posix and subfiles back ends "

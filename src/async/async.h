@@ -68,6 +68,9 @@ DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
  * new work until the hold is released; async.c), so that a test can post
  * requests that the thread then finds queued together. */
 DARRAY_HIDDEN int64_t darray__async_rounds(const struct darray_file_s *f);
+/* Tests: merged accesses run so far in this process, all files
+ * (async_merge.c). */
+DARRAY_HIDDEN int64_t darray__async_merged(void);
 DARRAY_HIDDEN void darray__async_hold(bool on);
 
 /* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or

@@ -17,6 +17,9 @@
  * order, and every result in one allreduce (1). 3 rounds instead of 2B.
  * Each request keeps its own code and message: a failure in the third
  * request is reported at its wait on every process, the others succeed.
+ * A batch that is a chain of whole arrays stored one after another moves
+ * as one access instead (async_merge.c: the same rounds, one strategy's
+ * preparation and run for all).
  *
  * Which requests may join (batch_of): whole-array calls (a section's
  * begin gathers every process's box: a collective of its own), outside
@@ -44,37 +47,36 @@
 #include "async/async_impl.h"
 #include "agree.h"
 
-/* Begin requests b[1..n) together: their local halves, one agreement,
+/* Begin requests b[0..n) together: their local halves, one agreement,
  * what follows it. rcs[i]: each one's result. */
-static void begin_rest(async_req_t **b, int n, int *rcs) {
+void darray__async_begin_group(async_req_t **b, int n, int *rcs) {
   enum { M = DARRAY_AGREE_EACH_MAX };
   int64_t vals[M * 4];
   int pre[M], bads[M];
   char *msgs[M];
   darray_file_t f = b[0]->c.x.f;
-  for (int i = 1; i < n; i++) {
-    rcs[i] = darray__xcall_begin_local(&b[i]->c, vals + 4 * (i - 1),
-                                       &pre[i]);
+  for (int i = 0; i < n; i++) {
+    rcs[i] = darray__xcall_begin_local(&b[i]->c, vals + 4 * i, &pre[i]);
     msgs[i] = b[i]->c.x.msg;
     bads[i] = -1;
   }
   f->rounds++;
-  int64_t *prev = darray__coll_into(&b[1]->c.x.stats.collectives);
-  int ok = darray__agree_each(f->comm, n - 1, rcs + 1, msgs + 1, vals, 4,
-                              bads + 1); /* counted on the first it serves */
+  int64_t *prev = darray__coll_into(&b[0]->c.x.stats.collectives);
+  int ok = darray__agree_each(f->comm, n, rcs, msgs, vals, 4,
+                              bads); /* counted on the first it serves */
   darray__coll_into(prev);
   if (ok != DARRAY_SUCCESS) {
     /* here alone: go on as if every process agreed on its own code; the
      * end's agreement tells (darray__agree_first) */
-    for (int i = 1; i < n; i++)
+    for (int i = 0; i < n; i++)
       if (rcs[i] == DARRAY_SUCCESS)
         b[i]->c.x.late = darray__err(b[i]->c.x.msg, DARRAY_EMPI,
                                      "MPI_Allreduce failed while agreeing "
                                      "on the arguments");
   }
-  for (int i = 1; i < n; i++)
+  for (int i = 0; i < n; i++)
     rcs[i] = darray__xcall_begin_agreed(&b[i]->c, rcs[i], bads[i],
-                                        vals + 4 * (i - 1), pre[i]);
+                                        vals + 4 * i, pre[i]);
 }
 
 /* End requests b[0..n) together: their local ends, one agreement on the
@@ -111,12 +113,18 @@ static void end_all(async_req_t **b, int n, int *rcs) {
     rcs[i] = darray__xcall_after(&b[i]->c, rcs[i]);
 }
 
-int darray__async_batch(async_req_t **b, int nb) {
+int darray__async_batch(async_req_t **b, int nb, bool chain) {
   xcall_t *c0 = &b[0]->c;
-  c0->x.batch = nb - 1;
+  c0->x.batch = (chain ? MERGE_BASE : 0) + nb - 1;
   int rcs[DARRAY_AGREE_EACH_MAX];
   rcs[0] = darray__xcall_begin(c0); /* carries x.batch */
   int64_t more = c0->x.batch;
+  /* a chain only if every process proposed one (async_merge.c), and only
+   * after a first request that may go on (else the others wait for the
+   * next batch: none of them is begun yet) */
+  bool merge = more >= MERGE_BASE && rcs[0] == DARRAY_SUCCESS;
+  if (more >= MERGE_BASE)
+    more = merge ? more - MERGE_BASE : 0;
   int n = 1 + (int)(more < 0 ? 0 : more < nb - 1 ? more : nb - 1);
   if (n == 1) {
     if (rcs[0] == DARRAY_SUCCESS)
@@ -124,10 +132,14 @@ int darray__async_batch(async_req_t **b, int nb) {
     b[0]->rc = darray__xcall_end(c0, rcs[0]);
     return 1;
   }
-  begin_rest(b, n, rcs);
-  for (int i = 0; i < n; i++) /* in post order */
-    if (rcs[i] == DARRAY_SUCCESS)
-      rcs[i] = darray__xcall_run(&b[i]->c);
+  if (merge) {
+    darray__async_merge(b, n, rcs);
+  } else {
+    darray__async_begin_group(b + 1, n - 1, rcs + 1);
+    for (int i = 0; i < n; i++) /* in post order */
+      if (rcs[i] == DARRAY_SUCCESS)
+        rcs[i] = darray__xcall_run(&b[i]->c);
+  }
   end_all(b, n, rcs);
   for (int i = 0; i < n; i++)
     b[i]->rc = rcs[i];

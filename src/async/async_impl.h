@@ -63,8 +63,28 @@ DARRAY_HIDDEN void darray__async_advance(async_file_t *q, async_req_t *last,
 
 /* thread: run b[0] and, if every process has them queued, the requests
  * b[1..nb) with it, sharing their agreements (async_batch.c; nb <=
- * DARRAY_AGREE_EACH_MAX, the I/O thread's, b in post order). Sets the
- * results of those it ran (the first n) and returns n. */
-DARRAY_HIDDEN int darray__async_batch(async_req_t **b, int nb);
+ * DARRAY_AGREE_EACH_MAX, the I/O thread's, b in post order); chain: b is
+ * a chain of requests that may move as one access (async_merge.c; then
+ * nb < DARRAY_AGREE_EACH_MAX). Sets the results of those it ran (the
+ * first n) and returns n. */
+DARRAY_HIDDEN int darray__async_batch(async_req_t **b, int nb, bool chain);
+/* A batch's first agreement carries MERGE_BASE + nb - 1 for a chain,
+ * nb - 1 otherwise (nb <= DARRAY_AGREE_EACH_MAX < MERGE_BASE). */
+#define MERGE_BASE 64
+/* Begin b[0..n) together: their local halves, one agreement, what
+ * follows it; rcs[i], each one's result (async_batch.c). */
+DARRAY_HIDDEN void darray__async_begin_group(async_req_t **b, int n,
+                                             int *rcs);
+/* Whether p, queued right after prev, continues a chain that first
+ * starts: requests that may move as one access (async_merge.c says
+ * which). Local, from the descriptions and extents. */
+DARRAY_HIDDEN bool darray__merge_follows(const async_req_t *first,
+                                         const async_req_t *prev,
+                                         const async_req_t *p);
+/* Move the chain b[0..n) (n >= 2, b[0] begun and agreed on with success)
+ * as one access: begin the others, prepare the composite, agree, run;
+ * rcs[0..n): the results to agree on at the end (async_merge.c; rcs has
+ * room for n + 1). */
+DARRAY_HIDDEN void darray__async_merge(async_req_t **b, int n, int *rcs);
 
 #endif /* DARRAYIO_ASYNC_IMPL_H */

@@ -54,6 +54,9 @@
  *     (which proves the plan), once in a folded read's; each time the next
  *     read succeeds everywhere in one collective (if one process folded
  *     and another did not, their collectives would pair wrongly and hang).
+ *  6. A merged access (three arrays one after another, written and read
+ *     by requests queued together, darray_async = thread; every strategy
+ *     but rows, which does not merge): the library's count equals MPI's.
  *
  * Run: mpiexec -n 1..4 ./test_colls
  */
@@ -287,6 +290,77 @@ static void part_collectives(void) {
     }
 }
 
+/* ---- 6: a merged access ------------------------------------------------- */
+
+/* the library's test hooks (src/async/async.h) */
+void darray__async_hold(bool on);
+int64_t darray__async_merged(void);
+
+/* Three arrays stored one after another, written then read by requests
+ * queued together: one merged access (src/async/async_merge.c) whose
+ * collectives, its rounds and its strategy's, the library counts as MPI
+ * saw them. */
+static void one_merged(const char *s) {
+  enum { B = 3 };
+  char path[4200], stem[64], hints[200];
+  int P = tu_nprocs();
+  snprintf(stem, sizeof stem, "colls_merged_%s", s);
+  if (tu_tmpname(path, sizeof path, stem) == NULL)
+    return;
+  snprintf(hints, sizeof hints, "darray_strategy=%s;darray_async=thread", s);
+  darray_t a[B];
+  int32_t *buf[B];
+  int64_t n = 0;
+  for (int k = 0; k < B; k++) {
+    int64_t g[2] = {6, 4 * P};
+    int grid[2] = {1, P};
+    a[k] = NULL;
+    TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a[k]));
+    TU_OK(darray_set_grid(a[k], grid));
+    TU_OK(darray_set_displacement(a[k], k * 6 * 4 * P * 4));
+    TU_OK(darray_commit(a[k]));
+    TU_OK(darray_local_count(a[k], &n));
+    buf[k] = calloc((size_t)n + 1, sizeof *buf[k]);
+  }
+  darray_file_t f = open_with(path, hints);
+  for (int w = 1; w >= 0; w--) {
+    darray_request_t req[B];
+    darray_stats_t before;
+    int64_t m0 = darray__async_merged();
+    arm(f, &before);
+    darray__async_hold(true);
+    for (int k = 0; k < B; k++)
+      TU_OK(w ? darray_iwrite(f, a[k], buf[k], &req[k])
+              : darray_iread(f, a[k], buf[k], &req[k]));
+    darray__async_hold(false);
+    TU_OK(darray_wait_all(f, B, req, NULL));
+    meas_t m = disarm(f, &before);
+    bool ok = TU_EQ_I64(darray__async_merged() - m0, 1);
+    ok &= TU_EQ_I64(m.lib, m.mpi) && TU_CHECK(m.mpi > 0);
+    ok &= TU_CHECK(same_everywhere(m.lib));
+    if (tu_rank() == 0)
+      printf("  P=%d %-8s merged %d %-5s collectives %lld (MPI saw %lld)%s\n",
+             P, s, B, w ? "write" : "read", (long long)m.lib,
+             (long long)m.mpi, ok ? "" : "  <-- FAIL");
+  }
+  TU_OK(darray_file_close(&f));
+  tu_remove(path);
+  for (int k = 0; k < B; k++) {
+    free(buf[k]);
+    darray_free(&a[k]);
+  }
+}
+
+static void part_merged(int level) {
+  if (level < MPI_THREAD_MULTIPLE) {
+    tu_skip_part("merged accesses", "need MPI_THREAD_MULTIPLE");
+    return;
+  }
+  for (int i = 0; i < 5; i++)
+    if (strcmp(strategies[i], "rows") != 0) /* does not merge */
+      one_merged(strategies[i]);
+}
+
 /* ---- 3: bytes copied ------------------------------------------------------ */
 
 /* Both directions of a whole-array call under hints, on array a: each
@@ -482,5 +556,6 @@ int main(int argc, char **argv) {
   part_copied();
   part_fold();
   part_unagreeable();
+  part_merged(level);
   return tu_finish();
 }

@@ -1,0 +1,298 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * async_merge.c - requests moved as one access (darray_async = thread):
+ * several whole arrays stored one right after another, read or written
+ * by requests that the I/O thread finds queued together, are planned,
+ * prepared and moved as one call over a composite array.
+ *
+ * Which requests merge (darray__merge_follows, asked by batch_of in
+ * async.c while it forms a batch): a chain of whole-array requests of one
+ * operation, outside a dataset, posted one after another, on arrays whose
+ * descriptions are alike but for the displacement (shape, element,
+ * distribution, grid, storage order; the memory layouts, ghosts and
+ * padding, may differ: they shape only each process's own cells), each
+ * array starting in the file where the one posted before it ends, with
+ * fewer than DARRAY_MAX_DIMS dimensions. That is a dump of several arrays
+ * (issue #15's `multi`), and several dumps of one array in a row. A batch
+ * is such a chain or none of it: its first request's agreement carries
+ * the chain's length as MERGE_BASE + length - 1, so the least over the
+ * processes is a chain only if every process proposed one, and then the
+ * chain every process can honour.
+ *
+ * The composite (merge_build): the arrays' description with one more
+ * dimension, the last, of size B (the chain's length), not distributed
+ * (psize 1) and slowest in the file, at the first array's displacement.
+ * Its file layout is exactly the B arrays one after another, so every
+ * closed form (runs, their inverses, the access summary, two-phase's
+ * domains) holds as it is. This process's cells are B copies of its
+ * cells, copy k at index k of the new dimension in array k's buffer:
+ * memory offsets are taken from the lowest of the B buffers (the
+ * distance between two buffers through uintptr_t, as MPI_BOTTOM does).
+ * Other processes' cells are cut the same way (access.c), so that their
+ * runs, computed by any process, end where the arrays end as the owner's
+ * do.
+ *
+ * Rounds: the first request's begin (1: it carries the chain), the other
+ * requests' begins (planned, not prepared) and the composite's
+ * preparation in one allreduce (1), the composite's run, and every
+ * result in one allreduce (1): 3 rounds and one access instead of B
+ * accesses. Every request gets the access's result: a failure while the
+ * bytes move is reported at the wait of every merged request, on every
+ * process, with its message.
+ *
+ * Memory: no request of a chain is prepared for itself (the first one's
+ * preparation is freed before the composite's is made), so a chain holds
+ * one strategy's buffers, bounded by that strategy's hints
+ * (cb_buffer_size, ind_rd_buffer_size, ind_wr_buffer_size), whatever the
+ * chain's bytes; the other metadata is O(B x cells). A chain is therefore
+ * not held to a batch's bound (fits, async.c: the extents of a batch
+ * whose requests are each prepared before the first runs).
+ *
+ * When one request of the chain, or the composite's preparation, fails
+ * its agreement (the same outcome on every process), the chain is broken:
+ * the composite is dropped and each request that may go on is prepared
+ * and agreed on, run and freed one after another (one more round each:
+ * the failure path), so the bound above still holds.
+ */
+#include "async/async_impl.h"
+#include "agree.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t merged_accesses; /* tests: darray__async_merged */
+static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int64_t darray__async_merged(void) {
+  pthread_mutex_lock(&count_mu);
+  int64_t n = merged_accesses;
+  pthread_mutex_unlock(&count_mu);
+  return n;
+}
+
+/* Whether two committed descriptions are alike but for the displacement
+ * and the memory layout (resolved fields: the grid and blocks commit
+ * chose, the same on every process). */
+static bool alike(const darray_desc_t *a, const darray_desc_t *b) {
+  if (a->nprocs != b->nprocs || a->ndims != b->ndims || a->type != b->type ||
+      a->esize != b->esize || a->q != b->q)
+    return false;
+  for (int d = 0; d < a->ndims; d++)
+    if (a->gsizes[d] != b->gsizes[d] || a->dist[d] != b->dist[d] ||
+        a->block[d] != b->block[d] || a->psizes[d] != b->psizes[d] ||
+        a->perm[d] != b->perm[d])
+      return false;
+  return true;
+}
+
+bool darray__merge_follows(const async_req_t *first, const async_req_t *prev,
+                           const async_req_t *p) {
+  const xcall_t *c0 = &first->c, *c = &p->c;
+  if (first->sync || p->sync || c0->section || c->section ||
+      c0->member >= 0 || c->member >= 0 || c0->x.write != c->x.write ||
+      !c0->view.committed || !c->view.committed)
+    return false;
+  return c0->view.d.ndims < DARRAY_MAX_DIMS &&
+         alike(&c0->view.d, &c->view.d) && prev->hi < INT64_MAX &&
+         p->lo == prev->hi;
+}
+
+/* The merged access: a call over the composite array. */
+typedef struct merge {
+  xcall_t c;
+  section_t *sec;
+  char name[64];
+} merge_t;
+
+/* The composite's description: one more dimension, the last, of n
+ * arrays, slowest in the file. */
+static int composite_desc(darray_desc_t *d, int n, char *msg) {
+  int nd = d->ndims;
+  int64_t bytes = d->fstride[d->perm[0]] * d->gsizes[d->perm[0]], all, end;
+  if (!darray__mul_ok(bytes, n, &all) || !darray__add_ok(d->disp, all, &end))
+    return darray__err(msg, DARRAY_ESIZE, "the merged arrays' bytes "
+                       "overflow 64 bits");
+  d->gsizes[nd] = n;
+  d->dist[nd] = DARRAY_DIST_NONE;
+  d->dargs[nd] = 0;
+  d->psizes[nd] = 1;
+  d->ghost[nd] = 0;
+  d->padded[nd] = 0;
+  d->block[nd] = n;
+  d->fstride[nd] = bytes;
+  for (int i = nd; i > 0; i--)
+    d->perm[i] = d->perm[i - 1];
+  d->perm[0] = nd;
+  d->ndims = nd + 1;
+  return DARRAY_SUCCESS;
+}
+
+/* This process's cells of the composite: request k's cells at index k,
+ * their memory offsets from base. */
+static int composite_cells(merge_t *m, async_req_t **b, int n, char *base) {
+  darray_s_t *v = &m->c.view;
+  int nd = v->d.ndims - 1, all = 0;
+  for (int k = 0; k < n; k++)
+    all += b[k]->c.view.nsec;
+  m->sec = malloc(sizeof *m->sec * (size_t)(all > 0 ? all : 1));
+  if (m->sec == NULL)
+    return darray__err(m->c.x.msg, DARRAY_ENOMEM, "out of memory");
+  v->local_count = v->local_bytes = 0;
+  v->nsec = 0;
+  for (int k = 0; k < n; k++) {
+    const darray_s_t *a = &b[k]->c.view;
+    char *buf = b[k]->c.x.buf;
+    int64_t off = buf != NULL ? (int64_t)((uintptr_t)buf - (uintptr_t)base)
+                              : 0;
+    for (int c = 0; c < a->nsec; c++) {
+      section_t *t = &m->sec[v->nsec++];
+      *t = a->sec[c];
+      darray__dist_set_range(&t->set[nd], k, 1);
+      t->mem_stride[nd] = v->d.fstride[nd];
+      if (!darray__add_ok(t->mem_base, off, &t->mem_base))
+        return darray__err(m->c.x.msg, DARRAY_ESIZE, "buffer offsets "
+                           "overflow 64 bits");
+    }
+    v->local_count += a->local_count;
+    v->local_bytes += a->local_bytes;
+  }
+  v->sec = m->sec;
+  return DARRAY_SUCCESS;
+}
+
+/* The composite call of requests b[0..n) (local). */
+static int merge_build(merge_t *m, async_req_t **b, int n) {
+  xcall_t *c0 = &b[0]->c, *c = &m->c;
+  memset(m, 0, sizeof *m);
+  c->x.f = c0->x.f;
+  c->x.write = c0->x.write;
+  c->x.a = &c->view;
+  c->x.merged = n;
+  c->member = -1;
+  c->view = c0->view;
+  c->number = c0->number;
+  c->t0 = MPI_Wtime();
+  snprintf(m->name, sizeof m->name, "%s x%d (merged)",
+           darray__xcall_name(c0), n);
+  c->x.entry = m->name;
+  darray__io_call_init(&c->x.io, &c->x.f->io, &c->x.stats);
+  char *base = NULL; /* the lowest buffer */
+  for (int k = 0; k < n; k++) {
+    char *p = b[k]->c.x.buf;
+    if (p != NULL && (base == NULL || (uintptr_t)p < (uintptr_t)base))
+      base = p;
+  }
+  c->x.buf = base;
+  int rc = composite_desc(&c->view.d, n, c->x.msg);
+  if (rc == DARRAY_SUCCESS)
+    rc = composite_cells(m, b, n, base);
+  return rc;
+}
+
+/* Free what begin made of a call's strategy (now: its buffers). */
+static void unprepare(xfer_t *x) {
+  if (x->strategy != NULL && x->strategy->finish != NULL)
+    x->strategy->finish(x);
+}
+
+/* The composite's end: its strategy's state, its access, its cells. */
+static int merge_end(merge_t *m, int rc) {
+  bool agree;
+  if (m->c.x.strategy != NULL) /* else: not begun (merge_build failed) */
+    rc = darray__xcall_end_local(&m->c, rc, &agree);
+  free(m->sec);
+  m->sec = NULL;
+  return rc;
+}
+
+/* Run request r alone (the chain is broken): prepared and agreed on
+ * again unless prepared (one round), run, its buffers freed. */
+static int run_alone(async_req_t *r, bool prepared, int rc) {
+  if (!prepared)
+    darray__async_begin_group(&r, 1, &rc);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__xcall_run(&r->c);
+  unprepare(&r->c.x);
+  return rc;
+}
+
+void darray__async_merge(async_req_t **b, int n, int *rcs) {
+  enum { M = DARRAY_AGREE_EACH_MAX };
+  int64_t vals[M * 4];
+  int pre[M], bads[M], ag[M];
+  char *msgs[M];
+  darray_file_t f = b[0]->c.x.f;
+  merge_t *m = calloc(1, sizeof *m);
+  unprepare(&b[0]->c.x); /* begun and agreed on: the composite moves it */
+  for (int i = 1; i < n; i++) {
+    rcs[i] = darray__xcall_begin_plan(&b[i]->c, vals + 4 * (i - 1), &pre[i]);
+    msgs[i] = b[i]->c.x.msg;
+    bads[i] = -1;
+  }
+  /* slot n: the composite's preparation, and that its plan is the same
+   * everywhere */
+  int64_t *cv = vals + 4 * (n - 1);
+  memset(cv, 0, sizeof *cv * 4);
+  char nomem[DARRAY_ERRMSG_LEN]; /* the agreement may tell into it */
+  if (m == NULL) {
+    rcs[n] = DARRAY_ENOMEM;
+    msgs[n] = nomem;
+    snprintf(nomem, sizeof nomem, "out of memory");
+  } else {
+    rcs[n] = merge_build(m, b, n);
+    msgs[n] = m->c.x.msg;
+    if (rcs[n] == DARRAY_SUCCESS) {
+      m->c.rc0 = DARRAY_SUCCESS;
+      rcs[n] = darray__xcall_begin_merged(&m->c, cv, &pre[0]);
+    }
+  }
+  bads[n] = -1;
+  f->rounds++;
+  int64_t *prev = darray__coll_into(&b[1]->c.x.stats.collectives);
+  int ok = darray__agree_each(f->comm, n, rcs + 1, msgs + 1, vals, 4,
+                              bads + 1);
+  darray__coll_into(prev);
+  bool whole = true;
+  for (int i = 1; i <= n; i++) {
+    if (ok != DARRAY_SUCCESS && i < n && rcs[i] == DARRAY_SUCCESS)
+      b[i]->c.x.late = darray__err(b[i]->c.x.msg, DARRAY_EMPI,
+                                   "MPI_Allreduce failed while agreeing "
+                                   "on the arguments");
+    whole = whole && rcs[i] == DARRAY_SUCCESS;
+    ag[i] = rcs[i];
+  }
+  for (int i = 1; i < n; i++)
+    rcs[i] = darray__xcall_begin_agreed(&b[i]->c, rcs[i], bads[i],
+                                        vals + 4 * (i - 1), pre[i]);
+  if (whole) { /* one access for all */
+    xcall_t *c = &m->c;
+    int rc = darray__xcall_run(c);
+    rc = merge_end(m, rc);
+    darray__stats_fold(&b[0]->c.x.stats, &c->x.stats);
+    for (int i = 0; i < n; i++) {
+      xfer_t *x = &b[i]->c.x;
+      x->strategy = c->x.strategy;
+      rcs[i] = rc;
+      if (rc != DARRAY_SUCCESS)
+        memcpy(x->msg, c->x.msg, sizeof x->msg);
+    }
+    pthread_mutex_lock(&count_mu);
+    merged_accesses++;
+    pthread_mutex_unlock(&count_mu);
+    free(m);
+    return;
+  }
+  if (m != NULL)
+    merge_end(m, DARRAY_SUCCESS);
+  free(m);
+  /* broken: one after another; a request whose begin failed its
+   * agreement and then fell back to direct runs (begin_fallback) holds
+   * that preparation */
+  for (int i = 0; i < n; i++)
+    if (rcs[i] == DARRAY_SUCCESS)
+      rcs[i] = run_alone(b[i], i > 0 && ag[i] != DARRAY_SUCCESS, rcs[i]);
+}
