@@ -55,8 +55,8 @@ case $name in
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
   test_templimit) nps="1 2 3" ;;
   test_colls) nps="1 2 3 4" ;; # P = 1: no rows; 4: two-phase's 4 streams
-  test_nospace) nps="1 2" ;;
-  test_async_merge) nps="1 2 3 4" ;; # 1 and 4 also merge MULTIPARTITION # needs root to mount a tmpfs, else skips
+  test_nospace) nps="1 2" ;; # needs root to mount a tmpfs, else skips
+  test_async_merge) nps="1 2 3 4" ;; # 1 and 4 also merge MULTIPARTITION
   test_noinit) nps="1" ;; # MPI's lifetime, not a parallel pattern
   test_version) nps="1" ;; # local calls, checked outside MPI's lifetime
   test_format) nps="1 2 3 4" ;; # P = 3: uneven pieces of every member
