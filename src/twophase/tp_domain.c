@@ -91,9 +91,14 @@ int64_t darray__tp_parts_max(const tp_domains_t *d, int64_t C) {
   return most;
 }
 
-bool darray__tp_split(const tp_domains_t *d, int64_t C, int P) {
+bool darray__tp_split(const tp_domains_t *d, int64_t C, int64_t M, int P) {
   int64_t m = darray__tp_parts_max(d, C);
-  return m > 1 && m <= TP_SPLIT_REQUESTS / ((int64_t)P + d->A);
+  /* the shortest block: the fewest stripes an aggregator has per round */
+  int64_t width = d->A < d->S ? d->S / d->A : 1, shortest;
+  if (!darray__mul_ok(width, d->su, &shortest))
+    shortest = INT64_MAX;
+  return m > 1 && shortest >= M &&
+         m <= TP_SPLIT_REQUESTS / ((int64_t)P + d->A);
 }
 
 bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i, int64_t cycle) {

@@ -211,7 +211,7 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
     t.pend = t.pieces + 5 * A;
     t.pn = t.pieces + 6 * A;
     t.pmsgs = t.pieces + 7 * A;
-    t.split = darray__tp_split(&d, s.C, acc->P);
+    t.split = darray__tp_split(&d, s.C, s.M, acc->P);
     for (size_t i = 0; i < A; i++)
       t.cycle[i] = t.pend[i] = -1;
   }

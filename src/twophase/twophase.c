@@ -191,7 +191,7 @@ static int tp_prepare(xfer_t *x) {
   choose_aggregators(t);
   if (t->rc != DARRAY_SUCCESS)
     return t->rc; /* the buffers do not fit */
-  t->split = darray__tp_split(&t->dom, t->C, t->P);
+  t->split = darray__tp_split(&t->dom, t->C, t->M, t->P);
   t->mparts = darray__tp_parts_max(&t->dom, t->C);
   t->self_contig = all_mem_contig(x);
   rc = darray__layout_iter_init(&t->self, &t->a->d, x->sec, x->nsec);

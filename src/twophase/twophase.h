@@ -91,10 +91,16 @@ DARRAY_HIDDEN int64_t darray__tp_parts_max(const tp_domains_t *d, int64_t C);
  * M bytes (the same on every process): layout chunks of several parts,
  * where an owner's pieces are contiguous in its buffer per part but not
  * across parts, so that each part's pieces go as they lie, unpacked; only
- * while the requests a cycle may post, (P + A) per part, stay within
- * TP_SPLIT_REQUESTS. */
+ * where a part (a block of the aggregator's stripes) is at least a
+ * message long, M bytes, so that the cut adds at most one message per
+ * part to those of the M-cut (shorter parts: a message each costs more
+ * than the pack it saves, and a stream that is packed anyway, strided in
+ * its owner's buffer, would go as one blocking message per part: BTIO A
+ * with 64 KiB stripes took 1.6 times as long), and while the requests a
+ * cycle may post, (P + A) per part, stay within TP_SPLIT_REQUESTS. */
 #define TP_SPLIT_REQUESTS 65536
-DARRAY_HIDDEN bool darray__tp_split(const tp_domains_t *d, int64_t C, int P);
+DARRAY_HIDDEN bool darray__tp_split(const tp_domains_t *d, int64_t C,
+                                    int64_t M, int P);
 /* Whether aggregator i has bytes to move in a cycle. */
 DARRAY_HIDDEN bool darray__tp_busy(const tp_domains_t *d, int64_t C, int i,
                                    int64_t cycle);
