@@ -841,6 +841,12 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    (see "Nonblocking reads and writes"); a value beyond the thread
  *    level is lowered to it; `darray_nb_buffer_size` (bytes, default 64
  *    MiB): the copies darray_bwrite() may hold per process;
+ *    `darray_async_start` = `post` (default) or `wait`: under `thread`,
+ *    whether the I/O thread starts a request when it is posted (its
+ *    transfer overlaps what the program does next) or only once the
+ *    program waits for, tests or syncs the file's requests (then the
+ *    requests posted before move together, as one access where they form
+ *    a chain: see darray_wait_all());
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
@@ -1450,8 +1456,16 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * them). Each request keeps its own result
  * and message: a failure in one request of a batch is reported by that
  * request's completion, on every process, and the others are unaffected.
- * The bytes still move request by request (their runs are not merged into
- * one access). Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
+ * The bytes move request by request, except for a *chain*: whole arrays
+ * of one operation, alike but for their displacement, posted in file
+ * order, each starting in the file where the one posted before it ends
+ * (a dump of several arrays, several dumps of one array): a chain moves
+ * as one access over a composite array, planned and prepared once
+ * (doc/planner.md, "Requests moved as one access"), every request getting
+ * its result. The thread starts a request as soon as it is posted, so a
+ * batch holds what is queued behind the request it starts; with the hint
+ * `darray_async_start` = `wait` it starts nothing until the program waits,
+ * tests or syncs, so that the requests posted before merge. Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
  * is merged: each request's agreement before its transfer happens when it
  * is posted, before later posts are known, and its final agreement may be
  * started by darray_test() on some processes and not on others, so the

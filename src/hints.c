@@ -25,6 +25,7 @@ static const char *const backend_names[] = {"posix", "mpiio", "subfiles",
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};
+static const char *const start_names[] = {"post", "wait", NULL};
 static const char *const async_names[] = {"automatic", "thread", "files",
                                           "none", NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
@@ -74,6 +75,7 @@ static const hint_def_t hint_table[] = {
     EN("darray_verify_crc", verify_crc, verify_names),
     EN("darray_crc_thread", crc_thread, tri_names),
     EN("darray_async", async_mode, async_names),
+    EN("darray_async_start", async_start, start_names),
     SZ("darray_nb_buffer_size", nb_buffer_size, 0, INT64_C(1) << 40),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])

@@ -88,6 +88,11 @@ typedef struct darray_hints {
    * background (DARRAY_ASYNC_*, lowered to what the thread level allows),
    * and the bytes the copies of buffered writes may hold per process */
   int async_mode;
+  /* darray_async = thread: when the I/O thread may start a request (0
+   * post: at once; 1 wait: once the program waits for, tests or syncs
+   * the file's requests, so that a dump's requests are queued together
+   * and merge) */
+  int async_start;
   int64_t nb_buffer_size;
   /* not a hint: whether darray_backend was given (MPI_Info or
    * DARRAYIO_HINTS), so that an explicit posix can be told from the

@@ -15,10 +15,21 @@
 /* ---- the I/O thread ---------------------------------------------------- */
 
 static async_req_t *first_queued(async_file_t *q) {
-  for (async_req_t *r = q->head; r != NULL; r = r->next)
+  for (async_req_t *r = q->head; r != NULL && r->order <= q->go; r = r->next)
     if (r->state == R_QUEUED)
       return r;
   return NULL;
+}
+
+void darray__async_release(async_file_t *q) {
+  if (q == NULL || !q->lazy)
+    return;
+  pthread_mutex_lock(&q->mu);
+  if (q->go < q->posted) {
+    q->go = q->posted;
+    pthread_cond_signal(&q->work);
+  }
+  pthread_mutex_unlock(&q->mu);
 }
 
 /* A sync request's work: the back end's sync of the file (fsync for
@@ -102,7 +113,8 @@ static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
     return 1;
   for (async_req_t *p = r->next;
        p != NULL && n < DARRAY_AGREE_EACH_MAX - 1 && p->state == R_QUEUED &&
-       joinable(p, false) && darray__merge_follows(r, b[n - 1], p);
+       p->order <= q->go && joinable(p, false) &&
+       darray__merge_follows(r, b[n - 1], p);
        p = p->next)
     b[n++] = p;
   if (n >= 2) {
@@ -112,8 +124,9 @@ static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
   if (!fits(&span, r))
     return 1;
   for (async_req_t *p = r->next; p != NULL && n < DARRAY_AGREE_EACH_MAX &&
-                                 p->state == R_QUEUED && joinable(p, false) &&
-                                 !meets(b, n, p) && fits(&span, p);
+                                 p->state == R_QUEUED && p->order <= q->go &&
+                                 joinable(p, false) && !meets(b, n, p) &&
+                                 fits(&span, p);
        p = p->next)
     b[n++] = p;
   return n;
@@ -189,6 +202,8 @@ static bool hand_over(async_file_t *q, async_req_t *r) {
   pthread_mutex_lock(&q->mu);
   r->state = R_QUEUED;
   q->queued++;
+  if (!q->lazy || r->sync) /* a sync is a wait for what came before */
+    q->go = r->order;
   pthread_cond_signal(&q->work);
   pthread_mutex_unlock(&q->mu);
   return true;
@@ -255,6 +270,7 @@ static int async_setup(darray_file_t f, char *msg) {
     return rc;
   }
   q->mode = all;
+  q->lazy = all == DARRAY_ASYNC_THREAD && f->hints.async_start == 1;
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->done, NULL);
@@ -428,6 +444,7 @@ static void enqueue(darray_file_t f, async_file_t *q, async_req_t *r) {
     q->seq = 0;
   r->id = (darray_request_t)(((f->id & 0x7fffffffu) << 32) | ++q->seq);
   pthread_mutex_lock(&q->mu); /* the thread walks the list */
+  r->order = ++q->posted;
   if (q->tail != NULL)
     q->tail->next = r;
   else

@@ -18,6 +18,7 @@ void darray__async_idle(darray_file_t f) {
   async_file_t *q = f->async;
   if (q == NULL || !q->thread_on)
     return;
+  darray__async_release(q);
   pthread_mutex_lock(&q->mu);
   while (q->queued > 0)
     pthread_cond_wait(&q->done, &q->mu);
@@ -25,6 +26,7 @@ void darray__async_idle(darray_file_t f) {
 }
 
 static void wait_state(async_file_t *q, async_req_t *r) {
+  darray__async_release(q);
   pthread_mutex_lock(&q->mu);
   while (r->state == R_QUEUED)
     pthread_cond_wait(&q->done, &q->mu);
@@ -192,6 +194,7 @@ int darray_test(darray_file_t f, darray_request_t *req, int *flag) {
     *flag = 1;
     return DARRAY_SUCCESS;
   }
+  darray__async_release(f->async); /* a test lets the queued ones start */
   darray__async_advance(f->async, r, false);
   if (darray__async_state(f->async, r) != R_DONE)
     return DARRAY_SUCCESS;

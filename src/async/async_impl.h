@@ -36,6 +36,7 @@ typedef struct async_req {
   int rc;
   nbagree_t ag;
   struct async_req *next;
+  int64_t order; /* its place among the file's posts, 1, 2, ... */
 } async_req_t;
 
 struct async_file {
@@ -46,10 +47,18 @@ struct async_file {
   async_req_t *head, *tail; /* posted, not yet collected, in post order */
   int queued;               /* requests with work for the thread */
   uint32_t seq;
+  /* thread: the thread starts only requests whose order is at most go;
+   * lazy (darray_async_start = wait): go moves to the last post when the
+   * program waits, tests or syncs (darray__async_release), else at every
+   * post */
+  int64_t posted, go;
+  bool lazy;
   int64_t held;             /* bytes of buffered copies */
   MPI_Comm end_comm;        /* files: the final agreements */
 };
 
+/* Let the thread start every request posted so far (async.c). */
+DARRAY_HIDDEN void darray__async_release(async_file_t *q);
 /* A request's state, read under the file's mutex (async.c). */
 DARRAY_HIDDEN int darray__async_state(async_file_t *q, async_req_t *r);
 /* A request's state changes under the file's mutex: the thread reads

@@ -210,6 +210,49 @@ static void merged(set_t *s, const char *path, int K, const char *hints,
   TU_OK(darray_file_close(&f));
 }
 
+/* darray_async_start = wait: the thread starts nothing until the program
+ * waits (or tests), so K requests posted with the thread free (no hold)
+ * still move as one access in 3 rounds, none of them before the wait;
+ * completed by darray_test alone (no wait) they finish too. */
+static void lazy_start(set_t *s, const char *path) {
+  bool none[KMAX + 1] = {false}, want[KMAX + 1] = {false};
+  darray_request_t req[KMAX];
+  int codes[KMAX];
+  tu_arrays_write(&layout, path, none);
+  darray_file_t f = open_file(path, "darray_async_start=wait");
+  for (int pass = 0; pass < 2; pass++) {
+    int64_t r0 = darray__async_rounds(f), m0 = darray__async_merged();
+    for (int k = 0; k < KMAX; k++) {
+      want[k] = true;
+      if (pass == 0) {
+        TU_OK(darray_iwrite(f, s->a[k], s->buf[k], &req[k]));
+      } else {
+        memset(s->back[k], 0, (size_t)s->bytes[k]);
+        TU_OK(darray_iread(f, s->a[k], s->back[k], &req[k]));
+      }
+    }
+    TU_EQ_I64(darray__async_rounds(f) - r0, 0); /* nothing started */
+    if (pass == 0) {
+      TU_OK(darray_wait_all(f, KMAX, req, codes));
+    } else { /* tests alone make progress */
+      for (int k = 0; k < KMAX; k++) {
+        int flag = 0;
+        while (!flag)
+          TU_OK(darray_test(f, &req[k], &flag));
+      }
+    }
+    if (!TU_EQ_I64(darray__async_merged() - m0, 1) |
+        !TU_EQ_I64(darray__async_rounds(f) - r0, 3))
+      TU_FAIL("darray_async_start=wait, %s: one access of %d expected",
+              pass == 0 ? "writes" : "reads", KMAX);
+  }
+  TU_OK(darray_file_close(&f));
+  tu_arrays_check(&layout, path, want, "darray_async_start=wait");
+  for (int k = 0; k < KMAX; k++)
+    TU_CHECK(tu_compare_bytes(s->back[k], s->buf[k], s->bytes[k],
+                              "darray_async_start=wait, reads") == 0);
+}
+
 /* Requests that do not merge: their bytes, no merged access. */
 static void apart(set_t *s, set_t *other, const char *path) {
   bool none[KMAX + 1] = {false};
@@ -383,6 +426,7 @@ int main(int argc, char **argv) {
   apart(&sets[D_BLOCK], &sets[D_CYCLIC], path);
   bad_argument(&sets[D_CYCLIC], path);
   transfer_fault(&sets[D_BLOCK], path);
+  lazy_start(&sets[D_BLOCK], path);
   for (int which = 0; which < NDESC; which++)
     if (which != D_MULTI || P == 1 || P == 4)
       set_free(&sets[which]);
