@@ -146,6 +146,10 @@ static int da_groups(bench_t *b, mstate_t *s, int w) {
   return da_open_with(b, s, w, "groups");
 }
 
+static int da_mapped(bench_t *b, mstate_t *s, int w) {
+  return da_open_with(b, s, w, "mapped");
+}
+
 /* A .npz dataset with the pattern's array as member "u": created whole
  * for writing, bound to the existing member for reading. Patterns of
  * several dumps or slabs are not offered (a member per dump would need a
@@ -582,6 +586,8 @@ const method_t bench_methods[] = {
     {"darrayio-static", 0, da_static, da_xfer, da_close, da_stats, NULL, 0,
      NULL, NULL, da_sync, NULL},
     {"darrayio-groups", 0, da_groups, da_xfer, da_close, da_stats, NULL, 0,
+     NULL, NULL, da_sync, NULL},
+    {"darrayio-mapped", 0, da_mapped, da_xfer, da_close, da_stats, NULL, 0,
      NULL, NULL, da_sync, NULL},
     {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
      mpi_sync, NULL},

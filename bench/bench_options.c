@@ -40,7 +40,7 @@ static const char usage_text[] =
     "  --methods LIST  comma-separated methods (default: all), among\n"
     "                  darrayio-auto darrayio-direct darrayio-sieve\n"
     "                  darrayio-twophase darrayio-rows darrayio-static\n"
-    "                  darrayio-groups\n"
+    "                  darrayio-groups darrayio-mapped\n"
     "                  mpiio-l0 mpiio-l2 mpiio-l3\n"
     "                  mpiio-l3-nocb posix-l0 reference conforming\n"
     "                  darrayio-npz (a .npz dataset, CRC-32 on),\n"

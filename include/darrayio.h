@@ -768,15 +768,44 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    halves so that the members fill one chunk while the writer writes
  *    the other, and the group communicator are made by the file's first
  *    `groups` call and kept until it closes; refused with
- *    `DARRAY_ELIMIT` where `cb_buffer_size` holds no two elements).
- *    `auto` uses two-phase
- *    (or rows, static or groups, when its estimate is lower; groups only
- *    when `cb_group_size` is given) when the processes' file extents
- *    interleave, unless the cost model below estimates direct runs faster
- *    (few long runs against the exchange), and independent I/O otherwise:
- *    data sieving when the model says reading the holes between a
- *    process's runs is cheaper than the calls it saves, direct runs when
+ *    `DARRAY_ELIMIT` where `cb_buffer_size` holds no two elements) or
+ *    `mapped` (the file's own pages as the shared image: where every
+ *    process of the file runs on one node and the file lives on a file
+ *    system of that node, each process maps windows of the file and
+ *    copies its own runs straight between its buffer and the pages, one
+ *    copy per byte, nothing sent, no temporary buffer; see
+ *    `darray_map`). `auto` uses two-phase
+ *    (or rows, static, groups or mapped, when its estimate is lower;
+ *    groups only when `cb_group_size` is given) when the processes' file
+ *    extents interleave, unless the cost model below estimates direct
+ *    runs faster (few long runs against the exchange), and independent
+ *    I/O otherwise: data sieving when the model says reading the holes
+ *    between a process's runs is cheaper than the calls it saves, the
+ *    file's pages mapped where that is cheaper still, direct runs when
  *    not;
+ *  - `darray_map` = `automatic` (default), `enable` or `disable`: whether
+ *    the `mapped` strategy may map the file. Automatic: a file of the
+ *    posix back end on ext2/3/4, xfs, btrfs or tmpfs (whose pages every
+ *    process of a node shares), a kernel that populates mappings
+ *    (`MADV_POPULATE_READ`/`WRITE`, Linux 5.14), and every process of the
+ *    file on one node (as the open found). Enable maps other file systems
+ *    too (the program vouches that the node's processes share its pages)
+ *    and, like `romio_ds_*` = `enable`, lets mapping win where the extents
+ *    interleave and collective buffering is disabled; disable never maps.
+ *    Each window's pages are populated before they are touched, so an I/O
+ *    error is a failure code and not a signal; a write first reserves its
+ *    extent's blocks (`fallocate`), so that a full disk is
+ *    `DARRAY_ENOSPC`, never a signal; a file system without `fallocate`,
+ *    a read past the end of the file and a forced call on a file that
+ *    cannot be mapped move the runs as `direct` does. Under
+ *    `darray_concurrent_writers` = `locked` a window's writes hold a shared
+ *    lock over its bytes. `darray_map_window` (bytes, default 16 MiB): the
+ *    most of the file one window maps (rounded up to 2 MiB, the page
+ *    cache's large folios, from 2 MiB on; to a page below);
+ *    `darray_map_rd_mbs`, `darray_map_wr_mbs` (10^6 bytes per second,
+ *    defaults 30000 and 6000): the cost model's rates of making a window's
+ *    pages ready for reading and for writing (pages of a new file cost the
+ *    most);
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);

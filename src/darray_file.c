@@ -159,7 +159,7 @@ static int cycle_cost(darray_file_t f, MPI_Comm comm, bool kept, int64_t ns,
 /* The first hint whose value differs between processes (collective: one
  * allreduce), or -1. */
 static int differing_hint(MPI_Comm comm, const darray_hints_t *h) {
-  enum { MAXH = 32 };
+  enum { MAXH = 48 };
   int64_t v[MAXH];
   int n = darray__hints_count() < MAXH ? darray__hints_count() : MAXH;
   for (int i = 0; i < n; i++)
@@ -270,6 +270,8 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
     darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
+  if (rc == DARRAY_SUCCESS)
+    darray__io_map_probe(&f->io, f->hints.map);
   rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, node_procs, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = late;

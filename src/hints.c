@@ -77,6 +77,10 @@ static const hint_def_t hint_table[] = {
     EN("darray_async", async_mode, async_names),
     EN("darray_async_start", async_start, start_names),
     SZ("darray_nb_buffer_size", nb_buffer_size, 0, INT64_C(1) << 40),
+    EN("darray_map", map, tri_names),
+    SZ("darray_map_window", map_window, 4096, INT64_C(1) << 40),
+    SZ("darray_map_rd_mbs", map_rd_mbs, 1, INT64_C(1000000000)),
+    SZ("darray_map_wr_mbs", map_wr_mbs, 1, INT64_C(1000000000)),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 
@@ -103,6 +107,16 @@ void darray__hints_default(darray_hints_t *h) {
   h->nb_buffer_size = INT64_C(64) << 20;
   h->rows_extent = INT64_C(4) << 20; /* long enough that a file call costs
                                         far less than its bytes */
+  /* measured on ext4 (bench/RESULTS.md, the mapped strategy): windows of
+   * 2 MiB or more, aligned, map the page cache's large folios whole
+   * (1 MiB windows were 100x slower to populate for writing). Pages in
+   * the page cache are made ready for reading at tens of GB/s; for
+   * writing, pages of a new file (allocated by the faults, in small
+   * folios) cost about 0.15 ns a byte, 10 ms for the 64 MiB a process
+   * maps in DIST3D N=256 at 2 processes */
+  h->map_window = INT64_C(16) << 20;
+  h->map_rd_mbs = 30000;
+  h->map_wr_mbs = 6000;
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
                               faster as vectors (bench/RESULTS.md) */
 }

@@ -94,6 +94,14 @@ typedef struct darray_hints {
    * and merge) */
   int async_start;
   int64_t nb_buffer_size;
+  /* the mapped strategy (src/mapped): whether it may map the file
+   * (DARRAY_TRI_*; automatic: a file system of one node, io_map.c), the
+   * most of the file one window maps, and the rates at which a window's
+   * pages are made ready for reading and for writing (10^6 bytes of
+   * window per second) */
+  int map;
+  int64_t map_window;
+  int64_t map_rd_mbs, map_wr_mbs;
   /* not a hint: whether darray_backend was given (MPI_Info or
    * DARRAYIO_HINTS), so that an explicit posix can be told from the
    * default at a subfile descriptor (io_subfiles_meta.c); the open clears

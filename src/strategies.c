@@ -30,9 +30,12 @@
  * processes at the file (one writer per group) and sends no message, so
  * at an equal estimate it asks least of the file system and of the
  * network; and the values of darray_strategy before it keep their
- * numbers */
+ * numbers. mapped last of all: where it is a candidate it asks nothing of
+ * the network and one call per window of the file system (its estimate
+ * charges a call even for no bytes, so it never ties direct runs on an
+ * empty call) */
 #define STRATEGIES(X)                                                          \
-  X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups)
+  X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups) X(mapped)
 
 #define DECLARE(name)                                                          \
   DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;

@@ -75,8 +75,8 @@ for np in ${DARRAY_TEST_NP:-1 2}; do
   n_bad=$(grep '^RESULT' "$log" | grep -v 'status=ok' |
     grep -v 'method=darrayio-npz .*status=unavailable' |
     grep -vc 'method=darrayio-rows np=1 .*status=unavailable')
-  want_ok=32
-  [ "$np" -eq 1 ] && want_ok=30 # rows: one process forms no group
+  want_ok=34
+  [ "$np" -eq 1 ] && want_ok=32 # rows: one process forms no group
   n_bytes=$(grep '^RESULT' "$log" | grep -vc " bytes=$bytes ")
   n_calls=$(grep -E '^RESULT .*method=mpiio-l(2|3|3-nocb|3-async) ' "$log" |
     grep -c " calls=$calls ")

@@ -69,6 +69,10 @@ struct io_file {
   char err_text[DARRAY_IO_TEXT_LEN]; /* mpiio: the call and MPI's text */
   const struct io_sys *sys; /* posix, subfiles: the system calls (libc, or
                                faults) */
+  /* whether the mapped strategy may map this file (io_map.c, at open),
+   * and if not, why, in words */
+  bool map_ok;
+  const char *map_why;
   struct io_fault *fault;   /* posix, subfiles: fault-injection state, or
                                NULL (shared with the subfiles' handles) */
   /* subfiles (io_subfiles.c): the layout asked for (set before open from
@@ -98,9 +102,22 @@ typedef struct io_sys {
   int (*fsync)(io_file_t *f);
   int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
   int (*close)(io_file_t *f); /* of f->fd */
+  /* the mapped strategy's (io_map.c): map [off, off + n) of f->fd shared,
+   * readable (and writable when write), and populate its pages, which
+   * reports an I/O error or a lack of space as a failure instead of a
+   * signal at the first touch; on failure nothing stays mapped */
+  int (*map)(io_file_t *f, size_t n, int64_t off, bool write, void **p);
+  /* fallocate(fd, 0, off, len): blocks for [off, off + len), the file
+   * grown to off + len if shorter; no byte changes */
+  int (*reserve)(io_file_t *f, int64_t off, int64_t len);
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
+/* libc's map and reserve (io_map.c) */
+DARRAY_HIDDEN int darray__io_sys_map(io_file_t *f, size_t n, int64_t off,
+                                     bool write, void **p);
+DARRAY_HIDDEN int darray__io_sys_reserve(io_file_t *f, int64_t off,
+                                         int64_t len);
 
 /* Kinds of system calls the fault layer counts: one per call, then the
  * classes read (pread, preadv), write (pwrite, pwritev) and any. */
@@ -114,6 +131,8 @@ enum {
   DARRAY_IO_FOP_UNLOCK,
   DARRAY_IO_FOP_SYNC,
   DARRAY_IO_FOP_CLOSE,
+  DARRAY_IO_FOP_MAP,     /* a window mapped (also a read or a write) */
+  DARRAY_IO_FOP_RESERVE, /* fallocate */
   DARRAY_IO_FOP_READ,
   DARRAY_IO_FOP_WRITE,
   DARRAY_IO_FOP_ANY,
@@ -232,6 +251,30 @@ DARRAY_HIDDEN int darray__io_xfer_list(io_call_t *c, const struct iovec *iov,
                                        char *scratch, int64_t scratch_len);
 /* Whether a back end (DARRAY_BACKEND_*) moves a list with one call. */
 DARRAY_HIDDEN bool darray__io_backend_lists(int which);
+/*
+ * The file's own pages, mapped (io_map.c; the mapped strategy).
+ * darray__io_map_probe decides at open, locally, whether f may be mapped
+ * under darray_map = hint (DARRAY_TRI_*): the posix back end, a kernel
+ * that populates mappings (MADV_POPULATE_READ/WRITE) and, unless the hint
+ * is enable, a file system whose pages every process of one node shares
+ * (ext2/3/4, xfs, btrfs, tmpfs); sets f->map_ok and f->map_why. Whether
+ * the file's processes share one node is the strategy's question.
+ */
+DARRAY_HIDDEN void darray__io_map_probe(io_file_t *f, int hint);
+/* Map and populate [off, off + len) (off a multiple of the page size);
+ * one read or write call counted (no bytes: the caller counts the bytes
+ * it copies). */
+DARRAY_HIDDEN int darray__io_map(io_call_t *c, int64_t off, int64_t len,
+                                 bool write, char **p);
+DARRAY_HIDDEN void darray__io_unmap(char *p, int64_t len);
+/* Blocks for [off, off + len) and the file at least off + len long (a
+ * write's space, reserved before its pages are touched). DARRAY_ENOTSUP
+ * (nothing done) where the file system cannot. */
+DARRAY_HIDDEN int darray__io_map_reserve(io_call_t *c, int64_t off,
+                                         int64_t len);
+/* The file's size (fstat). */
+DARRAY_HIDDEN int darray__io_map_size(io_call_t *c, int64_t *size);
+
 /* Map an errno value to a darray code. */
 DARRAY_HIDDEN int darray__io_errno_code(int e);
 

@@ -18,7 +18,9 @@
  * A rule is comma-separated key=value items (spaces around keys and values
  * are ignored); rules are separated by ';':
  *   op     open | read | write | lock | unlock | sync | close | any, or one
- *          call: pread | preadv | pwrite | pwritev      (required)
+ *          call: pread | preadv | pwrite | pwritev | map | reserve
+ *          (required; map is the mapped strategy's mapping of a window,
+ *          which also counts as a read or a write; reserve its fallocate)
  *   index  the first call of that kind to fail, 1-based (default 1)
  *   count  how many consecutive calls fail (default 1)
  *   error  EIO | ENOSPC | EINTR | EACCES | EPERM | EROFS | EDQUOT | EFBIG |
@@ -75,8 +77,8 @@ struct io_fault {
 };
 
 static const char *const op_names[DARRAY_IO_FOP_N] = {
-    "open",   "pread", "preadv", "pwrite", "pwritev", "lock",
-    "unlock", "sync",  "close",  "read",   "write",   "any"};
+    "open",  "pread", "preadv", "pwrite",  "pwritev", "lock", "unlock",
+    "sync",  "close", "map",    "reserve", "read",    "write", "any"};
 
 static const struct {
   const char *name;
@@ -134,7 +136,8 @@ static bool parse_errno(const char *v, int *err) {
 static bool is_transfer(int op) {
   return op != DARRAY_IO_FOP_OPEN && op != DARRAY_IO_FOP_LOCK &&
          op != DARRAY_IO_FOP_UNLOCK && op != DARRAY_IO_FOP_SYNC &&
-         op != DARRAY_IO_FOP_CLOSE && op != DARRAY_IO_FOP_ANY;
+         op != DARRAY_IO_FOP_CLOSE && op != DARRAY_IO_FOP_ANY &&
+         op != DARRAY_IO_FOP_MAP && op != DARRAY_IO_FOP_RESERVE;
 }
 
 /* One item "key=value" of a rule. */
@@ -242,24 +245,28 @@ static int parse_spec(const char *spec, int rank, struct io_fault *st,
 #ifdef DARRAY_FAULT_INJECTION
 /* ---- the system calls ---------------------------------------------------- */
 
-/* Count a call of kind op and return the error to inject: 0 for none, an
- * errno, or FAULT_SHORT. */
-static int fault_check(io_file_t *f, int op) {
+/* Count a call of kind op (a mapped window: also a read, or a write when
+ * `write`) and return the error to inject: 0 for none, an errno, or
+ * FAULT_SHORT. */
+static int fault_check_rw(io_file_t *f, int op, bool write) {
   struct io_fault *st = f->fault;
+  bool map = op == DARRAY_IO_FOP_MAP;
+  bool rd = op == DARRAY_IO_FOP_PREAD || op == DARRAY_IO_FOP_PREADV ||
+            (map && !write);
+  bool wr = op == DARRAY_IO_FOP_PWRITE || op == DARRAY_IO_FOP_PWRITEV ||
+            (map && write);
   st->calls[op]++;
-  if (op == DARRAY_IO_FOP_PREAD || op == DARRAY_IO_FOP_PREADV)
+  if (rd)
     st->calls[DARRAY_IO_FOP_READ]++;
-  if (op == DARRAY_IO_FOP_PWRITE || op == DARRAY_IO_FOP_PWRITEV)
+  if (wr)
     st->calls[DARRAY_IO_FOP_WRITE]++;
   st->calls[DARRAY_IO_FOP_ANY]++;
   for (int i = 0; i < st->nrules; i++) {
     const fault_rule_t *r = &st->rule[i];
     int64_t k = st->calls[r->op];
     bool kind = r->op == op || r->op == DARRAY_IO_FOP_ANY ||
-                (r->op == DARRAY_IO_FOP_READ &&
-                 (op == DARRAY_IO_FOP_PREAD || op == DARRAY_IO_FOP_PREADV)) ||
-                (r->op == DARRAY_IO_FOP_WRITE &&
-                 (op == DARRAY_IO_FOP_PWRITE || op == DARRAY_IO_FOP_PWRITEV));
+                (r->op == DARRAY_IO_FOP_READ && rd) ||
+                (r->op == DARRAY_IO_FOP_WRITE && wr);
     if (!kind || k < r->index || k - r->index >= r->count)
       continue;
     if (r->delay_ms > 0) {
@@ -272,6 +279,10 @@ static int fault_check(io_file_t *f, int op) {
       return r->err;
   }
   return 0;
+}
+
+static int fault_check(io_file_t *f, int op) {
+  return fault_check_rw(f, op, false);
 }
 
 /* Inject a failure: nothing happens, errno is set. */
@@ -369,9 +380,30 @@ static int fault_close(io_file_t *f) {
   return e > 0 && r == 0 ? fail_with(f, e) : r;
 }
 
-static const io_sys_t fault_sys = {fault_open,   fault_pread,   fault_pwrite,
-                                   fault_preadv, fault_pwritev, fault_fsync,
-                                   fault_lock,   fault_close};
+/* A window that fails to map does nothing. A mapping is never partial, so
+ * error=short (a rule on reads or writes) is counted as injected and the
+ * window maps whole, as a short transfer is finished by the retry loop. */
+static int fault_map(io_file_t *f, size_t n, int64_t off, bool write,
+                     void **p) {
+  int e = fault_check_rw(f, DARRAY_IO_FOP_MAP, write);
+  if (e > 0)
+    return fail_with(f, e);
+  if (e == FAULT_SHORT)
+    f->fault->injected++;
+  return darray__io_sys_libc.map(f, n, off, write, p);
+}
+
+static int fault_reserve(io_file_t *f, int64_t off, int64_t len) {
+  int e = fault_check(f, DARRAY_IO_FOP_RESERVE);
+  if (e > 0)
+    return fail_with(f, e);
+  return darray__io_sys_libc.reserve(f, off, len);
+}
+
+static const io_sys_t fault_sys = {
+    fault_open,    fault_pread, fault_pwrite, fault_preadv,
+    fault_pwritev, fault_fsync, fault_lock,   fault_close,
+    fault_map,     fault_reserve};
 
 /* ---- set-up and queries -------------------------------------------------- */
 

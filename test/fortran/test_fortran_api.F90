@@ -675,7 +675,8 @@ contains
   ! A whole-array write planned on paper for nprocs virtual processes,
   ! against the same write made by the real processes: the strategy the
   ! planner marks chosen is the one the write used, and its counts equal
-  ! the write's counters summed over the processes.
+  ! the write's counters summed over the processes (darray_map=enable: on
+  ! paper too the processes share one node, as they do here).
   subroutine test_paper()
     type(darray_t) :: v, a
     type(darray_file_t) :: f
@@ -695,6 +696,7 @@ contains
     call MPI_Info_create(info)
     call MPI_Info_set(info, 'cb_buffer_size', '256')
     call MPI_Info_set(info, 'darray_cb_cycle_ns', '20000')
+    call MPI_Info_set(info, 'darray_map', 'enable')
     call darray_plan_virtual(v, .true., rows, n, info%MPI_VAL, ierr)
     call expect_rc(ierr, DARRAY_SUCCESS, 'darray_plan_virtual')
     call darray_create(MPI_COMM_WORLD, g, DARRAY_DOUBLE, a, ierr)

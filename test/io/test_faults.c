@@ -10,7 +10,8 @@
  * file pre-filled with a background pattern. One scenario opens the file,
  * writes the array, reads it back, syncs and closes, with one fault rule in
  * DARRAYIO_FAULT. For each strategy (direct, twophase, sieve, rows,
- * static, groups; tiny buffers so that every call is many system calls):
+ * static, groups, mapped; tiny buffers so that every call is many system
+ * calls; a mapped window is one read or write call):
  *
  *  1. a dry run counts the target rank's calls of each kind (open, read,
  *     write, lock, unlock, sync) after each phase;
@@ -120,6 +121,11 @@ static const char *const strategies[][7] = {
      "cb_group_size", "0"},
     {"groups-one", "darray_strategy", "groups", "cb_buffer_size", "48",
      "cb_group_size", "1"},
+    /* the file's pages mapped, a window a page (the file is one page):
+     * a mapping is a read or a write call, under a shared lock for
+     * writes; darray_map=enable maps whatever the file system */
+    {"mapped", "darray_strategy", "mapped", "darray_map_window", "4096",
+     "darray_map", "enable"},
 };
 #define NSTRATS ((int)(sizeof strategies / sizeof strategies[0]))
 

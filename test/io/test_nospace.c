@@ -5,7 +5,9 @@
  * test_nospace.c - a full file system (doc/reliability.md, section 3).
  *
  * Rank 0 mounts a 256 KiB tmpfs and fills it with a filler file. Then, for
- * each back end (posix, mpiio) and strategy (direct, two-phase): a write
+ * each back end (posix, mpiio) and strategy (direct, two-phase; on posix
+ * also the file's pages mapped, whose blocks are reserved before a page
+ * is touched, so that a full disk is an error, not a signal): a write
  * of a 48 KiB array must fail with DARRAY_ENOSPC on every rank, and the
  * messages keep the error contract (tu_expect_failure_messages): a rank
  * that failed names the cause ("No space left on device"; with mpiio, the
@@ -40,6 +42,7 @@ static int P, me;
 static const char *const hints[] = {
     "darray_backend=posix;darray_strategy=direct",
     "darray_backend=posix;darray_strategy=twophase",
+    "darray_backend=posix;darray_strategy=mapped",
     "darray_backend=mpiio;darray_strategy=direct",
     "darray_backend=mpiio;darray_strategy=twophase",
 };

@@ -12,7 +12,8 @@
  *     of one case of each worked out in the comments:
  *     - two-phase: the largest file domain at the bandwidth, plus
  *       ceil(domain / C) cycles of a call and a synchronization, plus the
- *       exchange; C = (cb - M) / parts in whole elements (M = cb / 4), no
+ *       exchange (pipelined writes: the longer of the file time and the
+ *       exchange, plus a cycle's share of the shorter); C = (cb - M) / parts in whole elements (M = cb / 4), no
  *       larger than the largest domain, parts = staging (times the overlap
  *       depth of section reads) + an image for short pieces + a second
  *       slot for pipelined writes; on a striped file at least the cycles
@@ -29,6 +30,9 @@
  *       (one per run of the densest member's share of a cycle, at most
  *       the group's runs), a synchronization per cycle, the exchange at
  *       the process that sends or receives most;
+ *     - mapped: per process a call, a call per window, its bytes at the
+ *       bandwidth and its extent made ready at darray_map_*_mbs, where the
+ *       file may be mapped and its processes share one node;
  *     - groups: per group of cb_group_size ranks, the writer's own copy
  *       plus the group's bytes at the bandwidth and its calls (a call per
  *       chunk where the group's bytes fill its extent, else one per run
@@ -168,14 +172,21 @@ static double tp_formula(const access_t *acc, const darray_desc_t *d,
   bool image = acc->bytes / acc->nruns < h->cb_image_piece;
   int parts = (write ? 1 : acc->depth) + image;
   int64_t n = cycles(h->cb_buffer_size, parts, d->esize, dmax);
-  if (write && h->cb_pipeline != DARRAY_TRI_DISABLE &&
-      (h->cb_pipeline == DARRAY_TRI_ENABLE || (A >= 2 && n >= 2)))
+  bool pipe = write && h->cb_pipeline != DARRAY_TRI_DISABLE &&
+              (h->cb_pipeline == DARRAY_TRI_ENABLE || (A >= 2 && n >= 2));
+  if (pipe)
     n = cycles(h->cb_buffer_size, parts + 1, d->esize, dmax);
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
   double lat = (double)(write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  return (double)dmax * bw + (double)n * (lat + (double)h->cb_cycle_ns) +
-         2.0 * (double)most * (P - 1) / P * 1000.0 /
-             (double)h->cb_exchange_mbs;
+  double file = (double)dmax * bw;
+  double xch = 2.0 * (double)most * (P - 1) / P * 1000.0 /
+               (double)h->cb_exchange_mbs;
+  /* pipelined: the exchange of the next chunk under this one's write */
+  double cyc = (double)n * (lat + (double)h->cb_cycle_ns);
+  if (pipe && n >= 2)
+    return (file > xch ? file + xch / (double)n : xch + file / (double)n) +
+           cyc;
+  return file + cyc + xch;
 }
 
 /* Four processes, 24-byte elements: `total` bytes from disp, each process
@@ -255,9 +266,11 @@ static void twophase_estimates(void) {
   /* 24 MiB over 2 aggregators (12 MiB domains), writes, 1 KiB pieces:
    * M = 1048560, C = 3145728 for one buffer: 4 cycles, so the pipeline
    * takes a second buffer: C = 1572864, 8 cycles (not 4: a chunk is not
-   * cb_buffer_size). 12582912 * 0.2 + 8 * (5000 + 10000) + 2 * 6291456 *
-   * 3/4 * 0.1 = 3580300.8 ns */
-  tp_case("cb_nodes=2", true, 1, 0, 24 * MB, 1024, 3580300.8);
+   * cb_buffer_size). The file time 12582912 * 0.2 = 2516582.4 is the
+   * longer; the exchange, 2 * 6291456 * 3/4 * 0.1 = 943718.4, runs under
+   * it but for one chunk's share, 117964.8; + 8 * (5000 + 10000) =
+   * 2754547.2 ns */
+  tp_case("cb_nodes=2", true, 1, 0, 24 * MB, 1024, 2754547.2);
   /* reads of sections that overlap twice, 64-byte pieces (an image):
    * three buffers, C = 1048560, 13 cycles: 2516582.4 + 13 * 10500 +
    * 943718.4 = 3596800.8 ns */
@@ -442,6 +455,59 @@ static void groups_estimates(void) {
   groups_case("cb_group_size=1", 0, false, -1, "do not interleave");
   groups_case("cb_group_size=1;romio_cb_write=disable", 0, true, -1,
               "romio_cb_write=disable");
+}
+
+/* ---- 1a''''. mapped ------------------------------------------------------ */
+
+/* The file's pages mapped, on static's array (64 x 256 int32 over 1 x 2
+ * processes, 32768 bytes each in 64 runs of 512 over an extent of 65024
+ * bytes): per process a call (the reservation or the size), a call per
+ * window (extent / window + 1), the bytes at the bandwidth (0.2 ns) and
+ * the extent made ready at darray_map_wr_mbs (6000: 1/6 ns a byte) or
+ * darray_map_rd_mbs (30000). ok: the file may be mapped; node: the file's
+ * processes on this node. hand < 0: not a candidate, why containing
+ * `why`. */
+static void mapped_case(const char *set, bool ok, int node, bool write,
+                        double hand, const char *why) {
+  hints(set);
+  int nprocs = F.nprocs;
+  F.nprocs = 2;
+  F.node_procs = node;
+  F.io.map_ok = ok;
+  F.io.map_why = ok ? "" : "not a file system of one node";
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, 2, write, NULL, 0);
+  c.x.boxes = NULL;
+  access_rank_t r[2];
+  for (int i = 0; i < 2; i++)
+    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
+                           512, 1, false};
+  access_t acc = summary(r, 2, true, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("mapped")->estimate(&c.x, &acc, &e));
+  if (hand < 0 ? !TU_CONTAINS(e.why, why)
+               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
+    TU_FAIL("  mapped, hints '%s', %s", set, write ? "write" : "read");
+  F.nprocs = nprocs;
+  F.io.map_ok = false;
+  F.io.map_why = NULL;
+  darray_free(&a);
+}
+
+static void mapped_estimates(void) {
+  /* one window of 16 MiB: 5000 + 5000 + 32768 * 0.2 + 65024 / 6 */
+  mapped_case("", true, 2, true, 10000 + 6553.6 + 65024.0 / 6, NULL);
+  /* reads: 500 + 500 + 6553.6 + 65024 / 30 */
+  mapped_case("", true, 2, false, 1000 + 6553.6 + 65024.0 / 30, NULL);
+  /* windows of a page: 65024 / 4096 + 1 = 16 */
+  mapped_case("darray_map_window=4096", true, 2, true,
+              5000 + 16 * 5000 + 6553.6 + 65024.0 / 6, NULL);
+  mapped_case("darray_map_window=4096;darray_map_wr_mbs=1000", true, 2, true,
+              5000 + 16 * 5000 + 6553.6 + 65024.0, NULL);
+  mapped_case("", false, 2, true, -1, "one node");
+  mapped_case("", true, 1, true, -1, "more than one node");
+  mapped_case("", true, 0, false, -1, "more than one node");
 }
 
 /* Static segmentation's groups: group i is the ranks [i P / A, (i + 1) P /
@@ -900,6 +966,7 @@ int main(int argc, char **argv) {
   static_estimates();
   static_groups();
   groups_estimates();
+  mapped_estimates();
   sieve_apart();
   sieve_interleaved();
   direct_estimates();

@@ -13,7 +13,10 @@
  *      whose back end moves a chunk's parts with one call; rows forced
  *      where it has no grouping is refused by the real call and has none
  *      on paper; static segmentation in groups of one, and of every
- *      process under cb_nodes=1; writer groups of two ranks), the numbers
+ *      process under cb_nodes=1; writer groups of two ranks; the file's
+ *      pages mapped, in one window and in windows of a page, with
+ *      darray_map=enable taking the processes to share one node on
+ *      paper, as they do here), the numbers
  *      darray_plan_virtual computes for a virtual array of P processes
  *      equal the counters of
  *      the real call at P processes, summed and maximized over the
@@ -41,7 +44,7 @@ static int P, me;
  * nothing the paper plan cannot know. */
 #define MODEL "darray_cb_cycle_ns=20000;darray_ds_wr_latency_ns=10000;"     \
               "darray_ds_rd_latency_ns=5000;darray_ds_bandwidth_mbs=2000;" \
-              "darray_cb_exchange_mbs=3000"
+              "darray_cb_exchange_mbs=3000;darray_map=enable"
 
 typedef struct desc {
   const char *name;
@@ -214,7 +217,8 @@ static void matrix(void) {
                           "darray_cb_domains=layout;cb_buffer_size=4096"};
   const char *strategies[] = {NULL,   "direct", "twophase",
                               "sieve", "rows",   "static",
-                              "groups;cb_group_size=2"};
+                              "groups;cb_group_size=2", "mapped",
+                              "mapped;darray_map_window=4096"};
   int q = 1;
   while ((q + 1) * (q + 1) <= P)
     q++;

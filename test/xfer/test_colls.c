@@ -13,7 +13,7 @@
  * library's objects, so its calls land here.
  *
  *  1. Every strategy (darray_strategy = direct, sieve, twophase, rows,
- *     static, groups; rows
+ *     static, groups, mapped; rows
  *     needs two processes and refuses sections), whole arrays and
  *     sections, writes and reads,
  *     each call made twice (the second one's plan is remembered): on every
@@ -22,7 +22,8 @@
  *     darray_async = thread and files (the first request's post sets the
  *     file's requests up: collectives of their own).
  *  2. The limit of issue #16 on remembered whole-array calls (blocking):
- *     direct and sieve reads make exactly one collective (the agreement on
+ *     direct, sieve and mapped reads make exactly one collective (the
+ *     agreement on
  *     the arguments and the result in one round); writes two (bad input on
  *     one process must change nothing on disk: the arguments are agreed on
  *     before the first byte is written); two-phase and rows two (the
@@ -35,7 +36,8 @@
  *     blocks (every run through the window): this process's bytes; two-phase
  *     in image mode with one aggregator: the array's bytes on rank 0 (the
  *     chunk's image is built from every process's bytes), 0 elsewhere (each
- *     stream is contiguous in its owner's buffer, sent as it lies).
+ *     stream is contiguous in its owner's buffer, sent as it lies); the
+ *     file's pages mapped: this process's bytes, once.
  *  4. The folded reads of part 2 keep the error contract (P >= 2): after a
  *     direct write and two reads have succeeded, a read with buf = NULL on
  *     the last rank returns DARRAY_ENULL on every rank (its own message
@@ -216,8 +218,9 @@ static darray_file_t open_with(const char *path, const char *hints) {
   return f;
 }
 
-static const char *const strategies[] = {"direct", "sieve", "twophase",
-                                         "rows", "static", "groups"};
+static const char *const strategies[] = {"direct", "sieve",  "twophase",
+                                         "rows",   "static", "groups",
+                                         "mapped"};
 static const char *const kinds[] = {"whole", "section", "nonblocking"};
 
 /* Whether processes counted different numbers (they should not: every
@@ -236,7 +239,8 @@ static int64_t memo_limit(const char *strategy, bool write) {
   if (strcmp(strategy, "groups") == 0)
     return 3; /* and its one chunk's synchronization of the group */
   return !write && (strcmp(strategy, "direct") == 0 ||
-                    strcmp(strategy, "sieve") == 0)
+                    strcmp(strategy, "sieve") == 0 ||
+                    strcmp(strategy, "mapped") == 0)
              ? 1
              : 2;
 }
@@ -280,7 +284,7 @@ static void one_strategy(const char *s, const char *mode) {
 static void part_collectives(void) {
   static const char *const modes[] = {"thread", "files"};
   for (int m = 0; m < 2; m++)
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
       if (strcmp(strategies[i], "rows") == 0 && tu_nprocs() == 1) {
         if (m == 0)
           tu_skip_part("rows", "rows needs a group of two processes");
@@ -413,6 +417,10 @@ static void part_copied(void) {
               "darray_strategy=twophase;cb_nodes=1;"
               "darray_cb_image_piece=1099511627776",
               cols, tu_rank() == 0 ? bytes : 0);
+  /* the file's pages mapped: each byte copied once, between the buffer
+   * and the page, whatever the layout (contiguous at P = 1 too) */
+  copied_case("mapped, column blocks",
+              "darray_strategy=mapped;darray_map=enable", cols, G0 * 4 * 4);
   darray_free(&cols);
 }
 

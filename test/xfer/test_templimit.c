@@ -65,10 +65,15 @@ static const tcase_t cases[] = {
     {BIG, STRIDED_ON_1, "darray_strategy=direct", NO, NO, NULL},
     {BIG, STRIDED_ON_1, "darray_strategy=auto", NO, NO, NULL},
     /* 600-byte elements: two-phase needs two, 1200 bytes; with free
-     * cycles the planner prefers it at P > 1, and then direct takes over */
+     * cycles the planner prefers it at P > 1 (the file's pages mapped left
+     * out), and then direct takes over */
     {600, CONTIG, "darray_strategy=twophase;darray_cb_cycle_ns=0", NO, NO,
      NULL},
-    {600, CONTIG, "darray_cb_cycle_ns=0", OK, OK, "direct"},
+    {600, CONTIG, "darray_cb_cycle_ns=0;darray_map=disable", OK, OK,
+     "direct"},
+    /* the file's pages mapped need no buffer at all */
+    {600, CONTIG, "darray_cb_cycle_ns=0;darray_strategy=mapped", OK, OK,
+     "mapped"},
     {600, CONTIG, "romio_cb_write=enable;romio_cb_read=enable", NO, NO, NULL},
     {400, CONTIG, "darray_strategy=direct", OK, OK, NULL},
     {400, CONTIG, "darray_strategy=sieve", OK, OK, NULL},
