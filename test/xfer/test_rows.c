@@ -20,20 +20,16 @@
  * Where rows cannot apply (MULTIPARTITION; one process) a forced call is
  * refused with DARRAY_EHINT on every process and the planner never picks
  * it; where it is cheapest by the cost model, the planner picks it and
- * darray_explain prints its estimate.
+ * darray_explain prints its estimate. The values, the serial reference,
+ * the write and read-back and their checks are cube_util.c's.
  * Run: mpiexec -n 1..4 ./test_rows
  */
 #define _GNU_SOURCE /* open_memstream */
-#include "testutil.h"
+#include "cube_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int32_t val(int64_t n, const int64_t x[3], int salt) {
-  return (int32_t)(((x[0] * n + x[1]) * n + x[2]) * 2654435761u +
-                   (uint32_t)salt);
-}
 
 static void block_of(int64_t n, int p, int c, int64_t *s, int64_t *len) {
   int64_t b = (n + p - 1) / p;
@@ -58,10 +54,7 @@ typedef struct arr {
 
 /* Element at file position f: its indices. */
 static void at_file(const arr_t *A, int64_t f, int64_t x[3]) {
-  int64_t n = A->n;
-  x[A->perm[0]] = f / (n * n);
-  x[A->perm[1]] = f / n % n;
-  x[A->perm[2]] = f % n;
+  cube_at_file(A->n, A->perm, f, x);
 }
 
 static int owner_of(const arr_t *A, const int64_t x[3], int co[3]) {
@@ -160,8 +153,8 @@ static void fill_or_check(const arr_t *A, int32_t *buf, int salt, int check,
         int64_t p = ((i + g) * ext[1] + (j + g)) * ext[2] + (k + g);
         int64_t x[3] = {A->st[0] + i, A->st[1] + j, A->st[2] + k};
         if (!check)
-          buf[p] = val(A->n, x, salt);
-        else if (buf[p] != val(A->n, x, salt))
+          buf[p] = cube_val(A->n, x, salt);
+        else if (buf[p] != cube_val(A->n, x, salt))
           (*bad)++;
       }
 }
@@ -196,22 +189,7 @@ static darray_t make_array(const tcase_t *c, arr_t *A) {
 /* The file against the serial reference, on rank 0. */
 static void check_file(const arr_t *A, const char *path, int salt,
                        const char *what) {
-  if (tu_rank() == 0) {
-    int64_t size, bad = 0;
-    unsigned char *file = tu_read_file(path, &size);
-    TU_EQ_I64(size, A->n * A->n * A->n * 4);
-    for (int64_t f = 0; file && f < size / 4; f++) {
-      int64_t x[3];
-      int32_t v;
-      at_file(A, f, x);
-      memcpy(&v, file + 4 * f, 4);
-      bad += v != val(A->n, x, salt);
-    }
-    if (!TU_EQ_I64(bad, 0))
-      TU_FAIL("%s: wrong elements on disk", what);
-    free(file);
-  }
-  MPI_Barrier(MPI_COMM_WORLD);
+  cube_check_file(A->n, A->perm, path, salt, what);
 }
 
 static void check_counters(const tcase_t *c, const arr_t *A,
@@ -248,17 +226,6 @@ static void check_counters(const tcase_t *c, const arr_t *A,
             vec ? 0LL : (long long)cyci);
 }
 
-/* A write or a read, blocking or as a request (darray_async as the file
- * says: in the I/O thread at MPI_THREAD_MULTIPLE). */
-static int move(darray_file_t f, darray_t a, int32_t *buf, bool write,
-                bool nb) {
-  darray_request_t rq;
-  if (!nb)
-    return write ? darray_write(f, a, buf) : darray_read(f, a, buf);
-  int rc = write ? darray_iwrite(f, a, buf, &rq) : darray_iread(f, a, buf, &rq);
-  return rc != DARRAY_SUCCESS ? rc : darray_wait(f, &rq);
-}
-
 /* Write, check the file, read back and check, on f (a file of its own
  * when NULL). */
 static void run_on(const tcase_t *c, const char *path, int salt,
@@ -272,34 +239,20 @@ static void run_on(const tcase_t *c, const char *path, int salt,
   int32_t *buf = calloc((size_t)nbytes / 4 + 1, 4);
   fill_or_check(&A, buf, salt, 0, NULL);
   darray_file_t f = shared;
-  MPI_Info info = tu_info(c->hints);
   if (shared == NULL)
-    TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                           DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                               DARRAY_MODE_TRUNC, info, &f));
-  MPI_Info_free(&info);
+    f = cube_open_new(path, c->hints);
   char what[160];
   snprintf(what, sizeof what, "n=%lld grid %dx%dx%d %s ghost %lld '%s'%s",
            (long long)c->n, A.ps[0], A.ps[1], A.ps[2],
            c->fortran ? "F" : "C", (long long)c->ghost, c->hints,
            nb ? " nonblocking" : "");
   darray_stats_t sw, sr;
-  darray_file_reset_stats(f);
-  TU_OK(move(f, a, buf, true, nb));
-  darray_file_get_stats(f, &sw);
-  darray_file_reset_stats(f);
+  cube_write(f, a, buf, nb, &sw);
   check_file(&A, path, salt, what);
-  memset(buf, 0x7f, (size_t)nbytes); /* sentinel: ghosts must keep it */
-  TU_OK(move(f, a, buf, false, nb));
-  darray_file_get_stats(f, &sr);
-  int64_t bad = 0, sentinels = 0, count;
+  cube_read(f, a, buf, nbytes, nb, &sr);
+  int64_t bad = 0;
   fill_or_check(&A, buf, salt, 1, &bad);
-  if (!TU_EQ_I64(bad, 0))
-    TU_FAIL("%s: wrong elements read", what);
-  for (int64_t e = 0; e < nbytes / 4; e++)
-    sentinels += buf[e] == 0x7f7f7f7f;
-  darray_local_count(a, &count);
-  TU_EQ_I64(sentinels, nbytes / 4 - count);
+  cube_check_read(a, buf, nbytes, bad, what);
   check_counters(c, &A, &sw, &sr);
   if (tu_any_failed() && tu_rank() == 0)
     fprintf(stderr, "test_rows: after %s\n", what);
@@ -375,17 +328,9 @@ static void refused(const char *path, bool multipartition) {
   darray_local_bytes(a, &nb);
   char *buf = calloc((size_t)nb + 1, 1);
   for (int auto_ = 0; auto_ < 2; auto_++) {
-    MPI_Info info = tu_info(auto_ ? "darray_strategy=auto"
-                                  : "darray_strategy=rows");
-    darray_file_t f;
-    TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                           DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                               DARRAY_MODE_TRUNC, info, &f));
-    MPI_Info_free(&info);
-    int rc = darray_write(f, a, buf), lo = rc, hi = rc;
-    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    TU_EQ_INT(lo, hi); /* the same code everywhere */
+    darray_file_t f = cube_open_new(path, auto_ ? "darray_strategy=auto"
+                                                : "darray_strategy=rows");
+    int rc = cube_agreed(darray_write(f, a, buf)); /* the same everywhere */
     char why[512]; /* before any other call on f clears it */
     snprintf(why, sizeof why, "%s", darray_file_errmsg(f));
     darray_stats_t st;
@@ -419,12 +364,7 @@ static void limited(const char *path) {
                      RQ "darray_temp_limit=8"};
   arr_t A;
   darray_t a = make_array(&c, &A);
-  MPI_Info info = tu_info(c.hints);
-  darray_file_t f;
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                             DARRAY_MODE_TRUNC, info, &f));
-  MPI_Info_free(&info);
+  darray_file_t f = cube_open_new(path, c.hints);
   int64_t nb;
   darray_local_bytes(a, &nb);
   char *buf = calloc((size_t)nb + 1, 1);
@@ -452,12 +392,7 @@ static void planner_picks(const char *path) {
                      "darray_ds_rd_latency_ns=50000;darray_map=disable"};
   arr_t A;
   darray_t a = make_array(&c, &A);
-  MPI_Info info = tu_info(c.hints);
-  darray_file_t f;
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                             DARRAY_MODE_TRUNC, info, &f));
-  MPI_Info_free(&info);
+  darray_file_t f = cube_open_new(path, c.hints);
   char *text = tu_explain(f, a, 1);
   double rows = 0, tp = 0;
   TU_EQ_INT(tu_estimate(text ? text : "", "rows", &rows), 1);
@@ -489,12 +424,7 @@ static void groupings(const char *path) {
       {12, {4, 1, 1}, true, 0, 2, GROUPED},  /* one group of four */
       {12, {2, 1, 2}, false, 1, 2, GROUPED}, /* pairs {0,1} {2,3} */
   };
-  MPI_Info info = tu_info(GROUPED);
-  darray_file_t f;
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path,
-                         DARRAY_MODE_RDWR | DARRAY_MODE_CREATE |
-                             DARRAY_MODE_TRUNC, info, &f));
-  MPI_Info_free(&info);
+  darray_file_t f = cube_open_new(path, GROUPED);
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < 5; i++)
       run_on(&c[i], path, 200 + 10 * pass + i, f, false);
