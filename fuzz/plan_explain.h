@@ -177,18 +177,21 @@ static void describe_explain(const ecase_t *c) {
   PUT("\"");
 }
 
-enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4 };
+enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4, ST_MAPPED = 8 };
 
 static int strategy_bit(const char *name, size_t n) {
-  static const char *const names[] = {"direct", "twophase", "sieve"};
-  for (int i = 0; i < 3; i++)
+  static const char *const names[] = {"direct", "twophase", "sieve",
+                                      "mapped"};
+  for (int i = 0; i < 4; i++)
     if (strlen(names[i]) == n && strncmp(name, names[i], n) == 0)
       return 1 << i;
   return 0;
 }
 
 /* What the hints allow for a whole array on one process (darray_open's
- * rules; the process's data has no holes and interleaves with nobody). */
+ * rules; the process's data has no holes and interleaves with nobody):
+ * the file's pages mapped compete with direct runs by the cost model
+ * where the file system is one a node's processes share. */
 static int allowed(const ecase_t *c, bool write) {
   static const int forced[] = {0, ST_DIRECT, ST_TWOPHASE, ST_SIEVE};
   int s = c->hint[H_STRATEGY] > 0 ? forced[c->hint[H_STRATEGY]] : 0;
@@ -196,7 +199,7 @@ static int allowed(const ecase_t *c, bool write) {
   int ds = c->hint[write ? H_DS_WRITE : H_DS_READ];
   if (s != 0 || cb)
     return s | (cb ? ST_TWOPHASE : 0);
-  return ds == 1 ? ST_SIEVE : ST_DIRECT;
+  return ds == 1 ? ST_SIEVE : ST_DIRECT | ST_MAPPED;
 }
 
 /* The text's next line (without its newline) into line; false at the end.
@@ -294,7 +297,8 @@ static void check_row(const ecase_t *c, const char *line, int64_t abytes) {
  * runs take some time (never negative, never NaN), and neither static
  * segmentation, rows nor two-phase (nobody to interleave with) nor
  * sieving (a whole array has no holes) nor writer groups (nobody to
- * interleave with) is a candidate, whatever the hints. */
+ * interleave with) is a candidate, whatever the hints; the file's pages
+ * mapped come last, with an estimate or why not. */
 static void check_estimates(const char *line) {
   const char *want = "  estimates: direct ";
   double us;
@@ -315,9 +319,16 @@ static void check_estimates(const char *line) {
   if (s == NULL)
     fz_fail("explain: no sieving after two-phase in '%s'", line);
   s = strstr(s, "; groups not a candidate: ");
+  if (s == NULL)
+    fz_fail("explain: no writer groups after sieving in '%s'", line);
+  s = strstr(s, "; mapped ");
   if (s == NULL || strchr(s + 2, ';') != NULL)
-    fz_fail("explain: '%s' does not end with groups, not a candidate",
-            line);
+    fz_fail("explain: '%s' does not end with mapped", line);
+  s += strlen("; mapped ");
+  if (strncmp(s, "not a candidate: ", 17) != 0 &&
+      (sscanf(s, "%lf%n", &us, &used) != 1 || !(us >= 0) ||
+       strcmp(s + used, " us") != 0))
+    fz_fail("explain: no estimate or reason for mapped in '%s'", line);
 }
 
 /* Lines after the strategy: back end, nonblocking requests, what writes

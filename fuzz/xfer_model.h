@@ -201,14 +201,15 @@ static int64_t hint_value(const run_t *r, const char *key) {
   return strtoll(v, NULL, 10);
 }
 
-enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4 };
+enum { ST_DIRECT = 1, ST_TWOPHASE = 2, ST_SIEVE = 4, ST_MAPPED = 8 };
 
 /* The strategies the hints allow for a call on one process, by the rules
  * of darray_file_open's documentation: a forced strategy or two-phase
  * forced by romio_cb_*; else (one process never interleaves) sieving when
  * romio_ds_* enables it, direct runs when it disables it, and, by the
  * cost model, direct runs for a whole array (no holes) or either for a
- * section. */
+ * section; the file's pages mapped compete by the cost model unless
+ * romio_ds_* enables sieving (its switch stays automatic). */
 static int allowed(const xcase_t *c, bool write, bool section) {
   static const int forced[] = {0, ST_DIRECT, ST_TWOPHASE, ST_SIEVE};
   int s = c->hint[H_STRATEGY] > 0 ? forced[c->hint[H_STRATEGY]] : 0;
@@ -219,8 +220,8 @@ static int allowed(const xcase_t *c, bool write, bool section) {
   if (ds == 1)
     return ST_SIEVE;
   if (ds == 2)
-    return ST_DIRECT;
-  return section ? ST_DIRECT | ST_SIEVE : ST_DIRECT;
+    return ST_DIRECT | ST_MAPPED;
+  return section ? ST_DIRECT | ST_SIEVE | ST_MAPPED : ST_DIRECT | ST_MAPPED;
 }
 
 /* The counters of one call: bytes is what the call had to move (-1: it
@@ -237,6 +238,7 @@ static void check_stats(const run_t *r, const char *call, bool write,
   int k = strcmp(st.strategy, "direct") == 0     ? ST_DIRECT
           : strcmp(st.strategy, "twophase") == 0 ? ST_TWOPHASE
           : strcmp(st.strategy, "sieve") == 0    ? ST_SIEVE
+          : strcmp(st.strategy, "mapped") == 0   ? ST_MAPPED
                                                  : 0;
   if ((k & allowed(r->c, write, section)) == 0)
     fz_fail("%s used strategy '%s', which the hints do not allow (mask "
