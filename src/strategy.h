@@ -178,6 +178,15 @@ typedef struct strategy {
   int (*tally)(const xfer_t *x, const access_t *acc, darray_plan_row_t *row);
 } strategy_t;
 
+/* Tallies of strategies in which each process moves its own runs and
+ * nothing travels (direct runs, mapped pages; src/paper/paper.c): start
+ * zeroes the file counters and the aggregator load, own adds process k's
+ * bytes and runs with `calls` file calls, end zeroes the exchange's. */
+DARRAY_HIDDEN void darray__tally_own_start(darray_plan_row_t *row);
+DARRAY_HIDDEN void darray__tally_own(darray_plan_row_t *row,
+                                     const access_rank_t *k, int64_t calls);
+DARRAY_HIDDEN void darray__tally_own_end(darray_plan_row_t *row);
+
 /* Entries a table may have. */
 #define DARRAY_MAX_STRATEGIES 8
 

@@ -288,8 +288,7 @@ static void paper_run(void *ctx, const layout_run_t *run) {
 
 static int direct_tally(const xfer_t *x, const access_t *acc,
                         darray_plan_row_t *row) {
-  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
-  row->aggregators = row->agg_pieces_max = 0;
+  darray__tally_own_start(row);
   for (int r = 0; r < acc->P; r++) {
     const access_rank_t *k = &acc->rank[r];
     paper_t p = {.cap = direct_cap(x, k->bytes)};
@@ -297,17 +296,9 @@ static int direct_tally(const xfer_t *x, const access_t *acc,
       return DARRAY_ENOMEM;
     if (p.have)
       paper_step(&p, false);
-    row->file_calls_sum += p.calls;
-    row->file_calls_max = p.calls > row->file_calls_max
-                              ? p.calls : row->file_calls_max;
-    row->file_bytes_max = k->bytes > row->file_bytes_max
-                              ? k->bytes : row->file_bytes_max;
-    row->aggregators += k->bytes > 0;
-    row->agg_pieces_max = k->nruns > row->agg_pieces_max
-                              ? k->nruns : row->agg_pieces_max;
+    darray__tally_own(row, k, p.calls);
   }
-  row->sent_bytes_max = row->sent_bytes_sum = 0;
-  row->messages_max = row->messages_sum = row->cycles = 0;
+  darray__tally_own_end(row);
   return DARRAY_SUCCESS;
 }
 

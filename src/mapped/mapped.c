@@ -249,25 +249,16 @@ static int mapped_tally(const xfer_t *x, const access_t *acc,
                         darray_plan_row_t *row) {
   if (why_not(x) != NULL) /* forced there: direct runs move the bytes */
     return darray__strategy_direct.tally(x, acc, row);
-  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
-  row->aggregators = row->agg_pieces_max = row->temp_bytes_max = 0;
+  darray__tally_own_start(row);
+  row->temp_bytes_max = 0;
   for (int r = 0; r < acc->P; r++) {
-    const access_rank_t *k = &acc->rank[r];
     int64_t calls;
-    int rc = rank_windows(x, r, k, &calls);
+    int rc = rank_windows(x, r, &acc->rank[r], &calls);
     if (rc != DARRAY_SUCCESS)
       return rc;
-    row->file_calls_sum += calls;
-    row->file_calls_max = calls > row->file_calls_max ? calls
-                                                      : row->file_calls_max;
-    row->file_bytes_max = k->bytes > row->file_bytes_max
-                              ? k->bytes : row->file_bytes_max;
-    row->aggregators += k->bytes > 0;
-    row->agg_pieces_max = k->nruns > row->agg_pieces_max
-                              ? k->nruns : row->agg_pieces_max;
+    darray__tally_own(row, &acc->rank[r], calls);
   }
-  row->sent_bytes_max = row->sent_bytes_sum = 0;
-  row->messages_max = row->messages_sum = row->cycles = 0;
+  darray__tally_own_end(row);
   return DARRAY_SUCCESS;
 }
 

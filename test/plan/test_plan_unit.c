@@ -358,6 +358,31 @@ static void rows_estimates(void) {
 
 /* ---- 1a''. static -------------------------------------------------------- */
 
+/* Strategy `name`'s estimate of a whole-array call (write or read) on the
+ * 64 x 256 int32 array over 1 x 2 processes, each 32768 bytes in 64 runs
+ * of 512 (inter: the extents interleave), under hints `set`, against
+ * hand (< 0: not a candidate, why containing `why`); what names the case
+ * in a failure. */
+static void case_64x256(const char *name, const char *set, bool write,
+                        bool inter, double hand, const char *why,
+                        const char *what) {
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, 2, write, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  access_rank_t r[2];
+  for (int i = 0; i < 2; i++)
+    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
+                           512, 1, false};
+  access_t acc = summary(r, 2, inter, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named(name)->estimate(&c.x, &acc, &e));
+  if (hand < 0 ? !TU_CONTAINS(e.why, why)
+               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
+    TU_FAIL("  %s, hints '%s', %s", name, set, what);
+  darray_free(&a);
+}
+
 /* Static segmentation on the 64 x 256 int32 array over 1 x 2 processes,
  * each 32768 bytes in 64 runs of 512 (interleaved: every row is half
  * each's). K = cb_buffer_size / (largest group + 1), whole elements, at
@@ -368,21 +393,7 @@ static void rows_estimates(void) {
 static void static_case(const char *set, bool inter, double hand,
                         const char *why) {
   hints(set);
-  darray_t a = array(64, 256, 0, 0);
-  call_t c;
-  call_init(&c, a, 2, true, NULL, 0);
-  c.x.boxes = NULL; /* a whole-array call */
-  access_rank_t r[2];
-  for (int i = 0; i < 2; i++)
-    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
-                           512, 1, false};
-  access_t acc = summary(r, 2, inter, 1);
-  estimate_t e = {0, ""};
-  TU_OK(named("static")->estimate(&c.x, &acc, &e));
-  if (hand < 0 ? !TU_CONTAINS(e.why, why)
-               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
-    TU_FAIL("  static, hints '%s'", set);
-  darray_free(&a);
+  case_64x256("static", set, true, inter, hand, why, "write");
 }
 
 static void static_estimates(void) {
@@ -417,21 +428,8 @@ static void groups_case(const char *set, int node, bool inter, double hand,
                         const char *why) {
   hints(set);
   F.node_procs = node;
-  darray_t a = array(64, 256, 0, 0);
-  call_t c;
-  call_init(&c, a, 2, true, NULL, 0);
-  c.x.boxes = NULL; /* a whole-array call */
-  access_rank_t r[2];
-  for (int i = 0; i < 2; i++)
-    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
-                           512, 1, false};
-  access_t acc = summary(r, 2, inter, 1);
-  estimate_t e = {0, ""};
-  TU_OK(named("groups")->estimate(&c.x, &acc, &e));
-  if (hand < 0 ? !TU_CONTAINS(e.why, why)
-               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
-    TU_FAIL("  groups, hints '%s', node %d", set, node);
-  darray_free(&a);
+  case_64x256("groups", set, true, inter, hand, why,
+              node ? "the processes on one node" : "nodes not known");
 }
 
 static void groups_estimates(void) {
@@ -475,24 +473,11 @@ static void mapped_case(const char *set, bool ok, int node, bool write,
   F.node_procs = node;
   F.io.map_ok = ok;
   F.io.map_why = ok ? "" : "not a file system of one node";
-  darray_t a = array(64, 256, 0, 0);
-  call_t c;
-  call_init(&c, a, 2, write, NULL, 0);
-  c.x.boxes = NULL;
-  access_rank_t r[2];
-  for (int i = 0; i < 2; i++)
-    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
-                           512, 1, false};
-  access_t acc = summary(r, 2, true, 1);
-  estimate_t e = {0, ""};
-  TU_OK(named("mapped")->estimate(&c.x, &acc, &e));
-  if (hand < 0 ? !TU_CONTAINS(e.why, why)
-               : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
-    TU_FAIL("  mapped, hints '%s', %s", set, write ? "write" : "read");
+  case_64x256("mapped", set, write, true, hand, why,
+              write ? "write" : "read");
   F.nprocs = nprocs;
   F.io.map_ok = false;
   F.io.map_why = NULL;
-  darray_free(&a);
 }
 
 static void mapped_estimates(void) {
