@@ -2,8 +2,10 @@
 # auto-matrix.sh - darrayio's automatic choice against every forced strategy
 # over the pattern matrix, in one run per pattern (issue: planner).
 #
-# For each pattern, darrayio-bench runs darrayio-auto, -direct, -sieve and
-# -twophase on the same data (every byte checked); this script prints, per
+# For each pattern, darrayio-bench runs darrayio-auto and every strategy
+# forced (-direct, -sieve, -twophase, -rows, -static, -groups, -mapped; a
+# strategy a pattern has no use for reports unavailable and is left out)
+# on the same data (every byte checked); this script prints, per
 # pattern and operation, the median bandwidth of each, the best forced
 # strategy, auto / best, chose / best (the forced run of the strategy auto
 # chose against the best: the quality of the decision without the noise of
@@ -71,7 +73,7 @@ for p in $patterns; do
   # shellcheck disable=SC2086
   "$mpiexec" -n "$np" "$bench" --pattern $p --runs "$runs" --dir "$dir" \
     --same-file --rotate \
-    --methods darrayio-direct,darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase \
+    --methods darrayio-direct,darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase,darrayio-rows,darrayio-static,darrayio-groups,darrayio-mapped \
     2>&1 | grep '^RESULT' | sed "s|^RESULT|RESULT case=$(echo "$p" | tr ' ' '_')|" \
     >> "$out" || true
   IFS=';'
@@ -98,22 +100,24 @@ function field(line, key,   i, n, a, kv) {
   }
 }
 END {
-  printf "%-26s %-5s %9s %9s %9s %9s  %-9s %7s %7s %7s  %s\n", "pattern",
-         "op", "auto", "direct", "sieve", "twophase", "best", "auto/b",
-         "chose/b", "auto/tp", "auto chose"
+  printf "%-26s %-5s %9s %9s %9s %9s %9s %9s %9s %9s  %-9s %7s %7s %7s  %s\n",
+         "pattern", "op", "auto", "direct", "sieve", "twophase", "rows",
+         "static", "groups", "mapped", "best", "auto/b", "chose/b", "auto/tp",
+         "auto chose"
   ok = 0; rows = 0; conf = 0; okc = 0
   for (i = 1; i <= nrows; i++) {
     k = order[i]; split(k, kk, " ")
     best = ""; bb = 0
-    n = split("direct sieve twophase", ms, " ")
+    n = split("direct sieve twophase rows static groups mapped", ms, " ")
     for (j = 1; j <= n; j++)
       if (bw[k, ms[j]] > bb) { bb = bw[k, ms[j]]; best = ms[j] }
     a = bw[k, "auto"]; tp = bw[k, "twophase"]
     r = bb > 0 ? a / bb : 0; rt = tp > 0 ? a / tp : 0
     rc = bb > 0 ? bw[k, strat[k, "auto"]] / bb : 0
-    printf "%-26s %-5s %9.1f %9.1f %9.1f %9.1f  %-9s %7.2f %7.2f %7.2f  %s\n",
-           kk[1], kk[2], a, bw[k, "direct"], bw[k, "sieve"], tp, best, r, rc,
-           rt, strat[k, "auto"]
+    printf "%-26s %-5s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %-9s %7.2f %7.2f %7.2f  %s\n",
+           kk[1], kk[2], a, bw[k, "direct"], bw[k, "sieve"], tp,
+           bw[k, "rows"], bw[k, "static"], bw[k, "groups"], bw[k, "mapped"],
+           best, r, rc, rt, strat[k, "auto"]
     rows++
     if (r >= 0.9) ok++
     if (rc >= 0.9) okc++
