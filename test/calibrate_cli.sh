@@ -5,7 +5,8 @@
 # calibrate_cli.sh - tools/darray-calibrate on a small budget (4 MiB per
 # process, 200 small calls, 3 timed two-phase writes): at 1 process the
 # hint line holds
-# the file constants and the cycle, at 2 the exchange rate too, each key
+# the file constants and the cycle (and the mapped strategy's two rates
+# where the kernel populates mappings), at 2 the exchange rate too, each key
 # once with an integer value, and the tool leaves no scratch file behind;
 # the line is accepted by darrayio-bench --hints (a DIST3D run, status
 # ok, its bytes checked); a missing directory fails with status 1 and a
@@ -33,6 +34,9 @@ check_line() {
   line=$(sed -n 's/^hints: //p' "$out")
   keys="darray_ds_rd_latency_ns darray_ds_wr_latency_ns darray_ds_bandwidth_mbs darray_cb_cycle_ns"
   [ "$1" -gt 1 ] && keys="$keys darray_cb_exchange_mbs"
+  # the mapped strategy's rates, where the kernel populates mappings
+  echo "$line" | grep -q darray_map_ &&
+    keys="$keys darray_map_rd_mbs darray_map_wr_mbs"
   n=$(echo "$line" | tr ';' '\n' | grep -c .)
   want=$(echo "$keys" | wc -w)
   bad=0

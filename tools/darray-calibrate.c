@@ -23,7 +23,13 @@
  *    (cb_buffer_size 4 MiB and 4 KiB; medians of --rounds writes), the
  *    difference per extra cycle less the small write's latency above
  *    (the model charges each cycle a file call and this; 0 when a
- *    cycle's 4 KiB write costs less than the small writes).
+ *    cycle's 4 KiB write costs less than the small writes);
+ *  - darray_map_wr_mbs, darray_map_rd_mbs (where the kernel populates
+ *    mappings, Linux 5.14): what the mapped strategy pays to make a
+ *    window's pages ready, on top of copying its bytes: the process's
+ *    region of a new file, its blocks reserved, mapped in windows of
+ *    16 MiB and populated for writing, then mapped again and populated
+ *    for reading; bytes of window per second.
  * Latencies and the cycle take the largest process's median, rates the
  * smallest process's: the slowest process sets a collective call's time.
  * The line is checked by opening a file with it (the library's own
@@ -32,12 +38,15 @@
  * Exit status: 0 on success, 1 when a measurement failed (the message
  * names the file and the system's error), 2 on a usage error.
  */
+#define _GNU_SOURCE /* fallocate, MADV_POPULATE_* */
 #include "darrayio.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -181,6 +190,65 @@ fail:
   return -1;
 }
 
+#ifndef MADV_POPULATE_READ /* Linux's values, for older C libraries */
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#endif
+#define MAP_WINDOW (INT64_C(16) << 20)
+
+/* One pass of windows over [base, base + region): mapped and populated
+ * for writing or reading, unmapped; -1 with errno on failure (EINVAL from
+ * madvise: the kernel cannot populate). */
+static int map_pass(int fd, int64_t region, int64_t base, bool write) {
+  for (int64_t k = 0; k < region; k += MAP_WINDOW) {
+    size_t n = (size_t)(region - k < MAP_WINDOW ? region - k : MAP_WINDOW);
+    void *m = mmap(NULL, n, PROT_READ | (write ? PROT_WRITE : 0), MAP_SHARED,
+                   fd, (off_t)(base + k));
+    if (m == MAP_FAILED)
+      return -1;
+    int r = madvise(m, n, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+    int e = errno;
+    munmap(m, n);
+    if (r != 0) {
+      errno = e;
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* The mapped strategy's rates of making pages ready (bytes per second),
+ * on a new file at path; both 0 where the kernel cannot populate or the
+ * file system cannot reserve (the strategy moves direct runs there). */
+static int map_rates(const char *path, int64_t region, int64_t base,
+                     double *rd, double *wr, char *err, size_t n) {
+  *rd = *wr = 0;
+  int fd = open(path, O_RDWR | O_CREAT, 0600), rc = 0;
+  if (fd < 0 || fallocate(fd, 0, (off_t)base, (off_t)region) != 0)
+    rc = -1;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t = MPI_Wtime();
+  if (rc == 0)
+    rc = map_pass(fd, region, base, true);
+  double tw = MPI_Wtime() - t;
+  t = MPI_Wtime();
+  if (rc == 0)
+    rc = map_pass(fd, region, base, false);
+  double tr = MPI_Wtime() - t;
+  int e = errno;
+  if (fd >= 0)
+    close(fd);
+  if (rc != 0 && (e == EINVAL || e == EOPNOTSUPP || e == ENOSYS))
+    return 0; /* not measured: no populating, or no fallocate */
+  if (rc != 0) {
+    snprintf(err, n, "%s", strerror(e));
+    return -1;
+  }
+  *wr = (double)region / tw;
+  *rd = (double)region / tr;
+  return 0;
+}
+
 /* Bytes per second each process sends plus receives, paired with
  * rank ^ 1 (a last odd process idles: its rate does not count). */
 static double exchange_rate(char *buf, int64_t bytes, int rank, int P) {
@@ -302,7 +370,8 @@ static int check_line(const char *line, const char *path) {
 
 /* The constants, one per line, with the hints they set. */
 static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
-                   int64_t mbs, int64_t xmbs, int64_t cns, double cy) {
+                   int64_t mbs, int64_t xmbs, int64_t cns, double cy,
+                   int64_t mrd, int64_t mwr) {
   printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
          "per process\n", prog, P, o->dir, (long long)o->mib,
          (long long)o->calls);
@@ -321,6 +390,15 @@ static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
   printf("  two-phase cycle%10lld ns per cycle  darray_cb_cycle_ns (%lld ns "
          "with its file call)\n", (long long)cns,
          (long long)clamp(cy * 1e9, 0, 1000000000));
+  if (mrd > 0) {
+    printf("  mapped, reads  %10lld MB/s          darray_map_rd_mbs\n",
+           (long long)mrd);
+    printf("  mapped, writes %10lld MB/s          darray_map_wr_mbs\n",
+           (long long)mwr);
+  } else {
+    printf("  mapped         not measured: the kernel cannot populate "
+           "mappings (darray_map_*_mbs keep their defaults)\n");
+  }
 }
 
 int main(int argc, char **argv) {
@@ -372,6 +450,21 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, &bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double xr = P > 1 ? exchange_rate(buf, region, rank, P) : 0;
   free(buf);
+  double mrd, mwr;
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.map", o.dir, id);
+  failed = map_rates(path, region, rank * region, &mrd, &mwr, err,
+                     sizeof err) != 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    unlink(path);
+  if (failed)
+    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
+  if (any(failed)) {
+    MPI_Finalize();
+    return 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &mrd, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &mwr, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double cy = 0;
   snprintf(path, sizeof path, "%s/darray-calibrate.%ld.cycle", o.dir, id);
   int cfail = cycle(path, o.rounds, &cy) != 0;
@@ -396,14 +489,20 @@ int main(int argc, char **argv) {
   if (P > 1)
     n += snprintf(line + n, sizeof line - (size_t)n,
                   ";darray_cb_exchange_mbs=%lld", (long long)xmbs);
-  snprintf(line + n, sizeof line - (size_t)n, ";darray_cb_cycle_ns=%lld",
-           (long long)cns);
+  n += snprintf(line + n, sizeof line - (size_t)n, ";darray_cb_cycle_ns=%lld",
+                (long long)cns);
+  int64_t mrdm = mrd > 0 ? clamp(mrd / 1e6, 1, 1000000000) : 0;
+  int64_t mwrm = mwr > 0 ? clamp(mwr / 1e6, 1, 1000000000) : 0;
+  if (mrdm > 0)
+    snprintf(line + n, sizeof line - (size_t)n,
+             ";darray_map_rd_mbs=%lld;darray_map_wr_mbs=%lld",
+             (long long)mrdm, (long long)mwrm);
   snprintf(path, sizeof path, "%s/darray-calibrate.%ld.check", o.dir, id);
   int bad = check_line(line, path) != 0;
   if (rank == 0)
     unlink(path);
   if (rank == 0 && !o.quiet)
-    report(&o, P, lr, lw, mbs, xmbs, cns, cy);
+    report(&o, P, lr, lw, mbs, xmbs, cns, cy, mrdm, mwrm);
   if (rank == 0 && !bad)
     printf("%s%s\n", o.quiet ? "" : "hints: ", line);
   MPI_Finalize();
