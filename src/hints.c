@@ -81,6 +81,8 @@ static const hint_def_t hint_table[] = {
     SZ("darray_map_window", map_window, 4096, INT64_C(1) << 40),
     SZ("darray_map_rd_mbs", map_rd_mbs, 1, INT64_C(1000000000)),
     SZ("darray_map_wr_mbs", map_wr_mbs, 1, INT64_C(1000000000)),
+    SZ("darray_map_rd_window_ns", map_rd_window_ns, 0, INT64_C(1000000000)),
+    SZ("darray_map_wr_window_ns", map_wr_window_ns, 0, INT64_C(1000000000)),
 };
 #define NHINTS (sizeof hint_table / sizeof hint_table[0])
 
@@ -109,14 +111,22 @@ void darray__hints_default(darray_hints_t *h) {
                                         far less than its bytes */
   /* measured on ext4 (bench/RESULTS.md, the mapped strategy): windows of
    * 2 MiB or more, aligned, map the page cache's large folios whole
-   * (1 MiB windows were 100x slower to populate for writing). Pages in
-   * the page cache are made ready for reading at tens of GB/s; for
-   * writing, pages of a new file (allocated by the faults, in small
-   * folios) cost about 0.15 ns a byte, 10 ms for the 64 MiB a process
-   * maps in DIST3D N=256 at 2 processes */
+   * (1 MiB windows were 100x slower to populate for writing). In DIST3D
+   * N=256 at 2 processes (64 MiB mapped by each, 16 MiB windows) making
+   * the pages ready took about 3.4 ms for reading and 11.6 ms for
+   * writing (a new file) beyond the copies: 0.05 and 0.17 ns a byte with
+   * two processes on the same pages, more with more */
   h->map_window = INT64_C(16) << 20;
-  h->map_rd_mbs = 30000;
-  h->map_wr_mbs = 6000;
+  h->map_rd_mbs = 25000;
+  h->map_wr_mbs = 2000;
+  /* a window of one 553 KB BTIO class W dump, new for writing, mapped,
+   * made ready and unmapped: 550 us at 1 and 2 processes (0.97 ms a dump
+   * in darrayio-mapped at 4 processes on 2 cores, where the estimate
+   * doubles it); pages of a new file that several processes make ready at
+   * once cost about 0.5 ns a byte (BTIO class A, 4 processes: 8.5 ms a
+   * 10.5 MB dump). Reads: a mapping's own calls, some 20 us */
+  h->map_rd_window_ns = 20000;
+  h->map_wr_window_ns = 500000;
   h->cb_image_piece = 256; /* measured: 128-byte pieces copy faster, 256 go
                               faster as vectors (bench/RESULTS.md) */
 }

@@ -102,6 +102,9 @@ typedef struct darray_hints {
   int map;
   int64_t map_window;
   int64_t map_rd_mbs, map_wr_mbs;
+  /* ... and what one window costs besides (mapping, unmapping, the first
+   * and last pages), ns */
+  int64_t map_rd_window_ns, map_wr_window_ns;
   /* not a hint: whether darray_backend was given (MPI_Info or
    * DARRAYIO_HINTS), so that an explicit posix can be told from the
    * default at a subfile descriptor (io_subfiles_meta.c); the open clears

@@ -103,10 +103,12 @@ typedef struct io_sys {
   int (*fcntl_lock)(io_file_t *f, int cmd, struct flock *fl);
   int (*close)(io_file_t *f); /* of f->fd */
   /* the mapped strategy's (io_map.c): map [off, off + n) of f->fd shared,
-   * readable (and writable when write), and populate its pages, which
-   * reports an I/O error or a lack of space as a failure instead of a
-   * signal at the first touch; on failure nothing stays mapped */
-  int (*map)(io_file_t *f, size_t n, int64_t off, bool write, void **p);
+   * readable (and writable when write), and populate its pages from byte
+   * skip on (a multiple of the page size), which reports an I/O error or a
+   * lack of space as a failure instead of a signal at the first touch; on
+   * failure nothing stays mapped */
+  int (*map)(io_file_t *f, size_t n, int64_t off, size_t skip, bool write,
+             void **p);
   /* fallocate(fd, 0, off, len): blocks for [off, off + len), the file
    * grown to off + len if shorter; no byte changes */
   int (*reserve)(io_file_t *f, int64_t off, int64_t len);
@@ -115,7 +117,7 @@ typedef struct io_sys {
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
 /* libc's map and reserve (io_map.c) */
 DARRAY_HIDDEN int darray__io_sys_map(io_file_t *f, size_t n, int64_t off,
-                                     bool write, void **p);
+                                     size_t skip, bool write, void **p);
 DARRAY_HIDDEN int darray__io_sys_reserve(io_file_t *f, int64_t off,
                                          int64_t len);
 
@@ -261,11 +263,12 @@ DARRAY_HIDDEN bool darray__io_backend_lists(int which);
  * the file's processes share one node is the strategy's question.
  */
 DARRAY_HIDDEN void darray__io_map_probe(io_file_t *f, int hint);
-/* Map and populate [off, off + len) (off a multiple of the page size);
- * one read or write call counted (no bytes: the caller counts the bytes
- * it copies). */
+/* Map [off, off + len) (off a multiple of the page size) and populate it
+ * from byte skip on (a multiple of the page size: the pages before hold
+ * none of the call's bytes); one read or write call counted (no bytes:
+ * the caller counts the bytes it copies). */
 DARRAY_HIDDEN int darray__io_map(io_call_t *c, int64_t off, int64_t len,
-                                 bool write, char **p);
+                                 int64_t skip, bool write, char **p);
 DARRAY_HIDDEN void darray__io_unmap(char *p, int64_t len);
 /* Blocks for [off, off + len) and the file at least off + len long (a
  * write's space, reserved before its pages are touched). DARRAY_ENOTSUP

@@ -383,14 +383,14 @@ static int fault_close(io_file_t *f) {
 /* A window that fails to map does nothing. A mapping is never partial, so
  * error=short (a rule on reads or writes) is counted as injected and the
  * window maps whole, as a short transfer is finished by the retry loop. */
-static int fault_map(io_file_t *f, size_t n, int64_t off, bool write,
-                     void **p) {
+static int fault_map(io_file_t *f, size_t n, int64_t off, size_t skip,
+                     bool write, void **p) {
   int e = fault_check_rw(f, DARRAY_IO_FOP_MAP, write);
   if (e > 0)
     return fail_with(f, e);
   if (e == FAULT_SHORT)
     f->fault->injected++;
-  return darray__io_sys_libc.map(f, n, off, write, p);
+  return darray__io_sys_libc.map(f, n, off, skip, write, p);
 }
 
 static int fault_reserve(io_file_t *f, int64_t off, int64_t len) {

@@ -39,15 +39,16 @@
 
 /* ---- libc's calls (io_sys_t.map, .reserve) -------------------------------- */
 
-int darray__io_sys_map(io_file_t *f, size_t n, int64_t off, bool write,
-                       void **p) {
+int darray__io_sys_map(io_file_t *f, size_t n, int64_t off, size_t skip,
+                       bool write, void **p) {
   int prot = PROT_READ | (write ? PROT_WRITE : 0);
   void *m = mmap(NULL, n, prot, MAP_SHARED, f->fd, (off_t)off);
   if (m == MAP_FAILED)
     return -1;
   int r;
   do
-    r = madvise(m, n, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+    r = madvise((char *)m + skip, n - skip,
+                write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
   while (r != 0 && errno == EINTR);
   if (r != 0) {
     int e = errno == EFAULT ? EIO : errno; /* EFAULT: SIGBUS, had we touched */
@@ -121,8 +122,8 @@ static int failed(io_call_t *c) {
   return darray__io_errno_code(errno);
 }
 
-int darray__io_map(io_call_t *c, int64_t off, int64_t len, bool write,
-                   char **p) {
+int darray__io_map(io_call_t *c, int64_t off, int64_t len, int64_t skip,
+                   bool write, char **p) {
   io_file_t *f = c->file;
   if (write)
     c->stats->write_calls++;
@@ -132,7 +133,7 @@ int darray__io_map(io_call_t *c, int64_t off, int64_t len, bool write,
   int64_t t = darray__now_ns();
   int r;
   do
-    r = f->sys->map(f, (size_t)len, off, write, &m);
+    r = f->sys->map(f, (size_t)len, off, (size_t)skip, write, &m);
   while (r != 0 && errno == EINTR);
   c->stats->io_ns += darray__now_ns() - t;
   if (r != 0)

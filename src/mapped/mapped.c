@@ -20,8 +20,10 @@
  * alignment (2 MiB, the page cache's large folios, for windows of at least
  * that; a page otherwise), and spans the window size rounded up to it:
  * windows of 2 MiB or more, aligned, map large folios whole, where 1 MiB
- * windows were 100x slower to populate for writing on ext4. Its pages are
- * populated before they are touched (an I/O error is then a failure, not
+ * windows were 100x slower to populate for writing on ext4. Its pages
+ * from the one of its first run on (those before hold none of the call's
+ * bytes: populating them for writing would dirty other data, up to 2 MiB
+ * of it) are populated before they are touched (an I/O error is then a failure, not
  * a signal); a write first reserves its extent's blocks (fallocate), so
  * that running out of space is a failure too, and the file reaches the
  * end of every window mapped. Under darray_concurrent_writers=locked a
@@ -38,9 +40,14 @@
  * The estimate: per process, its runs' bytes at the bandwidth
  * (darray_ds_bandwidth_mbs: a copy into or out of the page cache, as a
  * file call's), its extent's pages made ready at darray_map_rd_mbs or
- * darray_map_wr_mbs (pages of a new file cost more to write), one call
- * per window (darray_ds_*_latency_ns) and one for the reservation or the
- * size; the slowest process is the call's time. A candidate only where
+ * darray_map_wr_mbs (pages of a new file cost more to write), per window
+ * a call (darray_ds_*_latency_ns) and its mapping's own cost
+ * (darray_map_rd_window_ns, darray_map_wr_window_ns: small windows of a
+ * new file cost far more than their bytes), and a call for the
+ * reservation or the size; the windows and the making ready are the
+ * process's own kernel work, so where the node runs more of the file's
+ * processes than it has cores they count that many times over; the
+ * slowest process is the call's time. A candidate only where
  * the file may be mapped and every process of the file runs on one node.
  * Its switch is darray_map, for reads and writes (plan.c): disable takes
  * it out; where the extents interleave and no collective strategy is a
@@ -48,6 +55,7 @@
  * data, as sieving reads them, so it is then a candidate only under
  * enable, which also maps a file system not known to be one node's.
  */
+#include "agree.h" /* darray__cores */
 #include "strategy.h"
 
 #include <stdio.h>
@@ -62,17 +70,19 @@ DARRAY_HIDDEN extern const strategy_t darray__strategy_direct;
 
 typedef struct mwin {
   int64_t map_lo; /* where the mapping starts (aligned) */
+  int64_t ready;  /* where its populated pages start: lo's page */
   int64_t lo, hi; /* the bytes this window moves: [lo, hi) */
 } mwin_t;
 
 typedef struct wsize {
-  int64_t span, align;
+  int64_t span, align, page;
 } wsize_t;
 
 static wsize_t window_size(const darray_hints_t *h) {
   long pg = sysconf(_SC_PAGESIZE);
   int64_t page = pg > 0 ? pg : 4096;
-  wsize_t w = {h->map_window, h->map_window >= MAP_ALIGN ? MAP_ALIGN : page};
+  wsize_t w = {h->map_window, h->map_window >= MAP_ALIGN ? MAP_ALIGN : page,
+               page};
   w.span = (w.span + w.align - 1) / w.align * w.align; /* hint <= 2^40 */
   return w;
 }
@@ -86,6 +96,7 @@ static bool next_window(layout_iter_t *it, int64_t from, int64_t hi,
     return false;
   w->lo = r.foff > from ? r.foff : from;
   w->map_lo = w->lo - w->lo % ws.align;
+  w->ready = w->lo - w->lo % ws.page;
   w->hi = hi - w->map_lo > ws.span ? w->map_lo + ws.span : hi;
   return true;
 }
@@ -117,14 +128,22 @@ static int mapped_estimate(const xfer_t *x, const access_t *acc,
   double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
   double ready = 1000.0 / (double)(x->write ? h->map_wr_mbs : h->map_rd_mbs);
   double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  double win = lat + (double)(x->write ? h->map_wr_window_ns
+                                       : h->map_rd_window_ns);
   wsize_t ws = window_size(h);
+  /* making pages ready is the calling process's own kernel work: where
+   * the node runs more of the file's processes than it has cores, they
+   * share them (BTIO at 4 processes on 2 cores: twice the time a window
+   * takes at 2) */
+  int cores = darray__cores(), np = x->f->node_procs;
+  double share = np > cores && cores > 0 ? (double)np / cores : 1;
   e->ns = 0;
   for (int r = 0; r < acc->P; r++) {
     const access_rank_t *k = &acc->rank[r];
     int64_t ext = k->hi > k->lo ? k->hi - k->lo : 0;
     double windows = k->bytes > 0 ? (double)(ext / ws.span + 1) : 0;
-    double t = lat + windows * lat + (double)k->bytes * bw +
-               (double)ext * ready;
+    double t = lat + (double)k->bytes * bw +
+               share * (windows * win + (double)ext * ready);
     e->ns = t > e->ns ? t : e->ns;
   }
   return DARRAY_SUCCESS;
@@ -156,7 +175,8 @@ static int move_window(xfer_t *x, const mwin_t *w) {
                 : DARRAY_SUCCESS;
   char *p = NULL;
   if (rc == DARRAY_SUCCESS)
-    rc = darray__io_map(io, w->map_lo, w->hi - w->map_lo, x->write, &p);
+    rc = darray__io_map(io, w->map_lo, w->hi - w->map_lo, w->ready - w->map_lo,
+                        x->write, &p);
   if (rc == DARRAY_SUCCESS) {
     int64_t t = darray__now_ns();
     int64_t n = darray__layout_copy_window(&x->a->d, x->sec, x->nsec, w->lo,

@@ -48,6 +48,7 @@
  *     bytes of overlapping boxes add up past INT64_MAX.
  * Run: ./test_plan_unit (one process)
  */
+#include "agree.h" /* darray__cores */
 #include "static/static.h"
 #include "strategy.h"
 #include "testutil.h"
@@ -459,10 +460,13 @@ static void groups_estimates(void) {
 
 /* The file's pages mapped, on static's array (64 x 256 int32 over 1 x 2
  * processes, 32768 bytes each in 64 runs of 512 over an extent of 65024
- * bytes): per process a call (the reservation or the size), a call per
- * window (extent / window + 1), the bytes at the bandwidth (0.2 ns) and
- * the extent made ready at darray_map_wr_mbs (6000: 1/6 ns a byte) or
- * darray_map_rd_mbs (30000). ok: the file may be mapped; node: the file's
+ * bytes): per process a call (the reservation or the size), per window
+ * (extent / window + 1) a call and the window's own cost
+ * (darray_map_wr_window_ns 500000, darray_map_rd_window_ns 20000), the
+ * bytes at the bandwidth (0.2 ns) and the extent made ready at
+ * darray_map_wr_mbs (2000: 1/2 ns a byte) or darray_map_rd_mbs (25000:
+ * 1/25); the windows and the extent's making ready count node / cores
+ * times where the node runs more processes than it has cores (S below). ok: the file may be mapped; node: the file's
  * processes on this node. hand < 0: not a candidate, why containing
  * `why`. */
 static void mapped_case(const char *set, bool ok, int node, bool write,
@@ -481,15 +485,47 @@ static void mapped_case(const char *set, bool ok, int node, bool write,
 }
 
 static void mapped_estimates(void) {
-  /* one window of 16 MiB: 5000 + 5000 + 32768 * 0.2 + 65024 / 6 */
-  mapped_case("", true, 2, true, 10000 + 6553.6 + 65024.0 / 6, NULL);
-  /* reads: 500 + 500 + 6553.6 + 65024 / 30 */
-  mapped_case("", true, 2, false, 1000 + 6553.6 + 65024.0 / 30, NULL);
+  int cores = darray__cores();
+  double S = 2 > cores ? 2.0 / cores : 1; /* 2 processes on this node */
+  /* one window of 16 MiB: 5000 + 32768 * 0.2 + S (5000 + 500000 +
+   * 65024 / 2) */
+  mapped_case("", true, 2, true, 5000 + 6553.6 + S * (505000 + 65024.0 / 2),
+              NULL);
+  /* reads: 500 + 6553.6 + S (500 + 20000 + 65024 / 25) */
+  mapped_case("", true, 2, false, 500 + 6553.6 + S * (20500 + 65024.0 / 25),
+              NULL);
   /* windows of a page: 65024 / 4096 + 1 = 16 */
   mapped_case("darray_map_window=4096", true, 2, true,
-              5000 + 16 * 5000 + 6553.6 + 65024.0 / 6, NULL);
-  mapped_case("darray_map_window=4096;darray_map_wr_mbs=1000", true, 2, true,
-              5000 + 16 * 5000 + 6553.6 + 65024.0, NULL);
+              5000 + 6553.6 + S * (16 * 505000 + 65024.0 / 2), NULL);
+  mapped_case("darray_map_window=4096;darray_map_wr_mbs=1000;"
+              "darray_map_wr_window_ns=0", true, 2, true,
+              5000 + 6553.6 + S * (16 * 5000 + 65024.0), NULL);
+  /* four processes on this node: S = 4 / cores where that is more than
+   * one */
+  double S4 = 4 > cores ? 4.0 / cores : 1;
+  int nprocs = F.nprocs;
+  hints("");
+  F.nprocs = 4;
+  F.node_procs = 4;
+  F.io.map_ok = true;
+  F.io.map_why = "";
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, 4, false, NULL, 0);
+  c.x.boxes = NULL;
+  access_rank_t r[4];
+  for (int i = 0; i < 4; i++)
+    r[i] = (access_rank_t){256 * i, 65536 - 768 + 256 * i, 64, 16384, 256,
+                           256, 1, false};
+  access_t acc = summary(r, 4, true, 1);
+  estimate_t e = {0, ""};
+  TU_OK(named("mapped")->estimate(&c.x, &acc, &e));
+  if (!near(e.ns, 500 + 16384 * 0.2 + S4 * (20500 + 64768.0 / 25)))
+    TU_FAIL("  mapped at 4 processes on %d cores: %f", cores, e.ns);
+  darray_free(&a);
+  F.nprocs = nprocs;
+  F.io.map_ok = false;
+  F.io.map_why = NULL;
   mapped_case("", false, 2, true, -1, "one node");
   mapped_case("", true, 1, true, -1, "more than one node");
   mapped_case("", true, 0, false, -1, "more than one node");
