@@ -37,9 +37,10 @@
  * (whose error direct runs report, with its bytes read up to there), the
  * call moves its runs as the direct strategy does.
  *
- * The estimate: per process, its runs' bytes at the bandwidth
- * (darray_ds_bandwidth_mbs: a copy into or out of the page cache, as a
- * file call's), its extent's pages made ready at darray_map_rd_mbs or
+ * The estimate: per process, its runs' bytes copied at
+ * darray_cb_exchange_mbs (a memory copy, as writer groups' members'
+ * copies are charged: from mapped pages it ran 1.6-1.8x faster than the
+ * same bytes read with pread, bench/RESULTS.md), its extent's pages made ready at darray_map_rd_mbs or
  * darray_map_wr_mbs (pages of a new file cost more to write), per window
  * a call (darray_ds_*_latency_ns) and its mapping's own cost
  * (darray_map_rd_window_ns, darray_map_wr_window_ns: small windows of a
@@ -125,7 +126,7 @@ static int mapped_estimate(const xfer_t *x, const access_t *acc,
   if (why != NULL)
     return not_one(e, why);
   const darray_hints_t *h = &x->f->hints;
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
+  double bw = 1000.0 / (double)h->cb_exchange_mbs; /* a memory copy */
   double ready = 1000.0 / (double)(x->write ? h->map_wr_mbs : h->map_rd_mbs);
   double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
   double win = lat + (double)(x->write ? h->map_wr_window_ns

@@ -463,7 +463,8 @@ static void groups_estimates(void) {
  * bytes): per process a call (the reservation or the size), per window
  * (extent / window + 1) a call and the window's own cost
  * (darray_map_wr_window_ns 500000, darray_map_rd_window_ns 20000), the
- * bytes at the bandwidth (0.2 ns) and the extent made ready at
+ * bytes copied at darray_cb_exchange_mbs (0.1 ns) and the extent made
+ * ready at
  * darray_map_wr_mbs (2000: 1/2 ns a byte) or darray_map_rd_mbs (25000:
  * 1/25); the windows and the extent's making ready count node / cores
  * times where the node runs more processes than it has cores (S below). ok: the file may be mapped; node: the file's
@@ -487,19 +488,19 @@ static void mapped_case(const char *set, bool ok, int node, bool write,
 static void mapped_estimates(void) {
   int cores = darray__cores();
   double S = 2 > cores ? 2.0 / cores : 1; /* 2 processes on this node */
-  /* one window of 16 MiB: 5000 + 32768 * 0.2 + S (5000 + 500000 +
+  /* one window of 16 MiB: 5000 + 32768 * 0.1 + S (5000 + 500000 +
    * 65024 / 2) */
-  mapped_case("", true, 2, true, 5000 + 6553.6 + S * (505000 + 65024.0 / 2),
+  mapped_case("", true, 2, true, 5000 + 3276.8 + S * (505000 + 65024.0 / 2),
               NULL);
-  /* reads: 500 + 6553.6 + S (500 + 20000 + 65024 / 25) */
-  mapped_case("", true, 2, false, 500 + 6553.6 + S * (20500 + 65024.0 / 25),
+  /* reads: 500 + 3276.8 + S (500 + 20000 + 65024 / 25) */
+  mapped_case("", true, 2, false, 500 + 3276.8 + S * (20500 + 65024.0 / 25),
               NULL);
   /* windows of a page: 65024 / 4096 + 1 = 16 */
   mapped_case("darray_map_window=4096", true, 2, true,
-              5000 + 6553.6 + S * (16 * 505000 + 65024.0 / 2), NULL);
+              5000 + 3276.8 + S * (16 * 505000 + 65024.0 / 2), NULL);
   mapped_case("darray_map_window=4096;darray_map_wr_mbs=1000;"
-              "darray_map_wr_window_ns=0", true, 2, true,
-              5000 + 6553.6 + S * (16 * 5000 + 65024.0), NULL);
+              "darray_map_wr_window_ns=0;darray_cb_exchange_mbs=5000", true,
+              2, true, 5000 + 6553.6 + S * (16 * 5000 + 65024.0), NULL);
   /* four processes on this node: S = 4 / cores where that is more than
    * one */
   double S4 = 4 > cores ? 4.0 / cores : 1;
@@ -520,7 +521,7 @@ static void mapped_estimates(void) {
   access_t acc = summary(r, 4, true, 1);
   estimate_t e = {0, ""};
   TU_OK(named("mapped")->estimate(&c.x, &acc, &e));
-  if (!near(e.ns, 500 + 16384 * 0.2 + S4 * (20500 + 64768.0 / 25)))
+  if (!near(e.ns, 500 + 16384 * 0.1 + S4 * (20500 + 64768.0 / 25)))
     TU_FAIL("  mapped at 4 processes on %d cores: %f", cores, e.ns);
   darray_free(&a);
   F.nprocs = nprocs;
