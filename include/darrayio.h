@@ -803,9 +803,10 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    most of the file one window maps (rounded up to 2 MiB, the page
  *    cache's large folios, from 2 MiB on; to a page below);
  *    `darray_map_rd_mbs`, `darray_map_wr_mbs` (10^6 bytes per second,
- *    defaults 30000 and 6000): the cost model's rates of making a window's
+ *    defaults 25000 and 2000): the cost model's rates of making a window's
  *    pages ready for reading and for writing (pages of a new file cost the
- *    most);
+ *    most), and `darray_map_rd_window_ns`, `darray_map_wr_window_ns` (ns,
+ *    defaults 20000 and 500000) what one window costs besides;
  *  - `ind_rd_buffer_size`, `ind_wr_buffer_size` (bytes; bound the temporary
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);
