@@ -42,6 +42,8 @@ typedef struct layout_iter {
   int nsec;
   layout_secit_t *it; /* nsec entries */
   layout_run_t *head; /* nsec entries: next run of each section */
+  bool ordered;       /* the cells follow one another in the file
+                         (darray__layout_cells_ordered) */
 } layout_iter_t;
 
 DARRAY_HIDDEN int darray__layout_iter_init(layout_iter_t *it,
@@ -83,6 +85,15 @@ DARRAY_HIDDEN int64_t darray__layout_copy_window(const darray_desc_t *a,
 DARRAY_HIDDEN int64_t darray__layout_bytes_before(const darray_desc_t *a,
                                                   const section_t *sec,
                                                   int nsec, int64_t x);
+/* Whether the cells sec[0..nsec) follow one another in the file: every
+ * cell's runs lie after the last byte of the cells before it (empty cells
+ * aside). Then a rank's runs in file order are cell 0's, then cell 1's,
+ * and so on, so what holds for one cell in closed form holds cell by cell
+ * (a merged access's copies of one array: async_merge.c). O(nsec *
+ * ndims). */
+DARRAY_HIDDEN bool darray__layout_cells_ordered(const darray_desc_t *a,
+                                               const section_t *sec,
+                                               int nsec);
 /* Whether a cell's elements, taken in file order, are one dense stretch of
  * its buffer (every byte range of its runs is then contiguous there). */
 DARRAY_HIDDEN bool darray__layout_file_packed(const darray_desc_t *a,

@@ -131,6 +131,7 @@ int darray__layout_iter_init(layout_iter_t *it, const darray_desc_t *a,
     secit_init(&it->it[s], a, &sec[s]);
     refill(it, s);
   }
+  it->ordered = darray__layout_cells_ordered(a, sec, nsec);
   return DARRAY_SUCCESS;
 }
 
@@ -339,6 +340,21 @@ int darray__layout_extent(const darray_desc_t *a, const section_t *sec,
     any = true;
   }
   return DARRAY_SUCCESS;
+}
+
+bool darray__layout_cells_ordered(const darray_desc_t *a,
+                                  const section_t *sec, int nsec) {
+  int64_t end = INT64_MIN;
+  for (int s = 0; s < nsec; s++) {
+    int64_t lo, hi;
+    darray__layout_extent(a, &sec[s], 1, &lo, &hi);
+    if (lo == hi)
+      continue; /* empty */
+    if (lo < end)
+      return false;
+    end = hi;
+  }
+  return true;
 }
 
 void darray__layout_count(const darray_desc_t *a, const section_t *sec,

@@ -321,10 +321,25 @@ static void add_piece(tp_t *t, int64_t foff, char *mem, int64_t len) {
  * by row of the runs (darray__layout_copy_window). A stream holds the
  * earlier parts' pieces first (t->spos). A one-cell process's stream is
  * its pieces packed in file order, i.e. the cell with a packed memory
- * layout that starts bytes_before(clo) before the part's pieces; a
- * process with several cells has its pieces merged across cells, walked
- * one by one.
+ * layout that starts bytes_before(clo) before the part's pieces; so is,
+ * cell after cell, the stream of a process whose cells follow one another
+ * in the file (a merged access's arrays); a process with several cells
+ * that interleave has its pieces merged across cells, walked one by one.
  */
+static int64_t ordered_copy(tp_t *t, int r, int64_t clo, int64_t chi,
+                            char *p, char *img, bool to_img) {
+  const darray_desc_t *d = &t->a->d;
+  int64_t n = 0; /* the part's bytes of r's earlier cells */
+  for (int s = 0; s < t->peer_nsec[r]; s++) {
+    const section_t *cs = &t->peer_sec[r][s];
+    int64_t b0 = darray__layout_bytes_before(d, cs, 1, clo);
+    section_t ps;
+    darray__layout_pack_section(d, cs, n - b0, &ps);
+    n += darray__layout_copy_window(d, &ps, 1, clo, chi, p, img, to_img);
+  }
+  return n;
+}
+
 static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
                        bool to_img) {
   const struct darray_s *a = t->a;
@@ -334,12 +349,8 @@ static void image_copy(tp_t *t, int64_t clo, int64_t chi, char *img,
     char *p = t->cur.stage + t->cur.stage_off[r] + t->spos[r];
     if (r == t->me || t->cur.bytes[r] == 0)
       continue;
-    if (t->peer_nsec[r] == 1) {
-      section_t ps;
-      int64_t b0 = darray__layout_bytes_before(&a->d, t->peer_sec[r], 1, clo);
-      darray__layout_pack_section(&a->d, &t->peer_sec[r][0], -b0, &ps);
-      n += darray__layout_copy_window(&a->d, &ps, 1, clo, chi, p, img,
-                                      to_img);
+    if (t->peer[r].ordered) {
+      n += ordered_copy(t, r, clo, chi, p, img, to_img);
       continue;
     }
     pwalk_t w;

@@ -42,20 +42,42 @@ int64_t darray__tp_stream_bytes(const layout_iter_t *it, int64_t lo,
          darray__layout_bytes_before(it->a, it->sec, it->nsec, lo);
 }
 
+/* Whether every cell of it is one dense stretch of its buffer in file
+ * order and the cells follow one another in the file. */
+static bool packed_cells(const layout_iter_t *it) {
+  if (!it->ordered)
+    return false;
+  for (int s = 0; s < it->nsec; s++)
+    if (!darray__layout_file_packed(it->a, &it->sec[s]))
+      return false;
+  return true;
+}
+
 int64_t darray__tp_stream(layout_iter_t *it, int64_t lo, int64_t hi,
                           bool *contig, int64_t *first) {
-  if (it->nsec == 1 && darray__layout_file_packed(it->a, &it->sec[0])) {
-    /* one dense stretch of the buffer in file order: closed form */
-    int64_t b0 = darray__layout_bytes_before(it->a, it->sec, 1, lo);
-    *contig = true;
-    *first = it->sec[0].mem_base + b0;
-    return lo < hi ? darray__layout_bytes_before(it->a, it->sec, 1, hi) - b0
-                   : 0;
-  }
-  pwalk_t w;
   int64_t bytes = 0, end = 0;
   *contig = true;
   *first = 0;
+  if (packed_cells(it)) {
+    /* each cell one dense stretch of the buffer in file order, the cells
+     * one after another in the file: closed form, cell by cell */
+    for (int s = 0; s < it->nsec && lo < hi; s++) {
+      int64_t b0 = darray__layout_bytes_before(it->a, &it->sec[s], 1, lo);
+      int64_t n =
+          darray__layout_bytes_before(it->a, &it->sec[s], 1, hi) - b0;
+      int64_t m = it->sec[s].mem_base + b0;
+      if (n == 0)
+        continue;
+      if (bytes == 0)
+        *first = m;
+      else if (m != end)
+        *contig = false;
+      end = m + n;
+      bytes += n;
+    }
+    return bytes;
+  }
+  pwalk_t w;
   for (darray__tp_walk_start(&w, it, lo, hi); w.valid;
        darray__tp_walk_next(&w)) {
     int64_t m = w.run.moff + w.b0;
