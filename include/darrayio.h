@@ -876,7 +876,8 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    transfer overlaps what the program does next) or only once the
  *    program waits for, tests or syncs the file's requests (then the
  *    requests posted before move together, as one access where they form
- *    a chain: see darray_wait_all());
+ *    a chain: see darray_wait_all(); a wait runs them in the program's
+ *    thread, a test leaves them to the I/O thread);
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
@@ -1495,7 +1496,11 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * its result. The thread starts a request as soon as it is posted, so a
  * batch holds what is queued behind the request it starts; with the hint
  * `darray_async_start` = `wait` it starts nothing until the program waits,
- * tests or syncs, so that the requests posted before merge. Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
+ * tests or syncs, so that the requests posted before merge; a wait (or a
+ * blocking call on the file) then runs them in the program's thread, with
+ * no hand-off to the I/O thread and back.
+ *
+ * Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
  * is merged: each request's agreement before its transfer happens when it
  * is posted, before later posts are known, and its final agreement may be
  * started by darray_test() on some processes and not on others, so the

@@ -99,12 +99,12 @@ static bool fits(int64_t *span, const async_req_t *r) {
   return true;
 }
 
-/* thread (under q's mutex): r and the requests queued right behind it
- * that could join it in a batch, into b; how many. *chain: they may move
- * as one access (async_merge.c), then not held to fits: none of them is
- * prepared for itself. */
+/* (under q's mutex) r and the requests queued right behind it, posted
+ * at order upto at the latest, that could join it in a batch, into b; how
+ * many. *chain: they may move as one access (async_merge.c), then not
+ * held to fits: none of them is prepared for itself. */
 static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
-                    bool *chain) {
+                    bool *chain, int64_t upto) {
   int n = 1;
   int64_t span = 0;
   b[0] = r;
@@ -113,7 +113,7 @@ static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
     return 1;
   for (async_req_t *p = r->next;
        p != NULL && n < DARRAY_AGREE_EACH_MAX - 1 && p->state == R_QUEUED &&
-       p->order <= q->go && joinable(p, false) &&
+       p->order <= upto && joinable(p, false) &&
        darray__merge_follows(r, b[n - 1], p);
        p = p->next)
     b[n++] = p;
@@ -124,7 +124,7 @@ static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
   if (!fits(&span, r))
     return 1;
   for (async_req_t *p = r->next; p != NULL && n < DARRAY_AGREE_EACH_MAX &&
-                                 p->state == R_QUEUED && p->order <= q->go &&
+                                 p->state == R_QUEUED && p->order <= upto &&
                                  joinable(p, false) && !meets(b, n, p) &&
                                  fits(&span, p);
        p = p->next)
@@ -161,6 +161,14 @@ static int run_some(async_file_t *q, async_req_t **b, int nb, bool chain) {
   return darray__async_batch(b, nb, chain);
 }
 
+/* (under q's mutex) b[0..n) have run. */
+static void ran(async_file_t *q, async_req_t **b, int n) {
+  for (int i = 0; i < n; i++)
+    b[i]->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
+  q->queued -= n;
+  pthread_cond_broadcast(&q->done);
+}
+
 /* The file's thread (async_pool.c): its requests, first come first
  * served, until the file closes. */
 static void serve(void *arg) {
@@ -179,14 +187,60 @@ static void serve(void *arg) {
     hold_wait();
     pthread_mutex_lock(&q->mu);
     bool chain;
-    int nb = batch_of(q, r, b, &chain);
+    int nb = batch_of(q, r, b, &chain, q->go);
     pthread_mutex_unlock(&q->mu);
     int n = run_some(q, b, nb, chain);
     pthread_mutex_lock(&q->mu);
-    for (int i = 0; i < n; i++)
-      b[i]->state = q->mode == DARRAY_ASYNC_FILES ? R_RAN : R_DONE;
-    q->queued -= n;
-    pthread_cond_broadcast(&q->done);
+    ran(q, b, n);
+  }
+  pthread_mutex_unlock(&q->mu);
+}
+
+/* Whether the thread has work it may start (under q's mutex). */
+static bool thread_busy(async_file_t *q) {
+  return first_queued(q) != NULL;
+}
+
+/* lazy: the program's thread, waiting for requests that nothing has
+ * started, runs them itself, in post order and in the same batches the
+ * thread would make, up to and including last (NULL: all). That is
+ * darray_async_start = wait's promise (the I/O of requests queued
+ * together happens in the wait, as one access where they form a chain)
+ * without a hand-off to the thread and back at every wait. The thread
+ * cannot take them meanwhile: it starts only requests posted at order go
+ * at the latest, and only a test or a sync moves go; what it has been
+ * given that way it finishes first. */
+static int64_t ran_here; /* tests: darray__async_ran_here */
+static pthread_mutex_t ran_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int64_t darray__async_ran_here(void) {
+  pthread_mutex_lock(&ran_mu);
+  int64_t n = ran_here;
+  pthread_mutex_unlock(&ran_mu);
+  return n;
+}
+
+void darray__async_run_here(async_file_t *q, const async_req_t *last) {
+  async_req_t *b[DARRAY_AGREE_EACH_MAX];
+  int64_t upto = last != NULL ? last->order : INT64_MAX;
+  pthread_mutex_lock(&q->mu);
+  for (;;) {
+    while (thread_busy(q))
+      pthread_cond_wait(&q->done, &q->mu);
+    async_req_t *r = q->head;
+    while (r != NULL && r->state != R_QUEUED)
+      r = r->next;
+    if (r == NULL || r->order > upto)
+      break;
+    bool chain;
+    int nb = batch_of(q, r, b, &chain, q->posted);
+    pthread_mutex_unlock(&q->mu);
+    int n = run_some(q, b, nb, chain);
+    pthread_mutex_lock(&ran_mu);
+    ran_here += n;
+    pthread_mutex_unlock(&ran_mu);
+    pthread_mutex_lock(&q->mu);
+    ran(q, b, n);
   }
   pthread_mutex_unlock(&q->mu);
 }
@@ -202,9 +256,10 @@ static bool hand_over(async_file_t *q, async_req_t *r) {
   pthread_mutex_lock(&q->mu);
   r->state = R_QUEUED;
   q->queued++;
-  if (!q->lazy || r->sync) /* a sync is a wait for what came before */
+  if (!q->lazy || r->sync) { /* a sync is a wait for what came before */
     q->go = r->order;
-  pthread_cond_signal(&q->work);
+    pthread_cond_signal(&q->work); /* else it would wake for nothing */
+  }
   pthread_mutex_unlock(&q->mu);
   return true;
 }

@@ -14,7 +14,10 @@
  *
  *   thread: the file's I/O thread runs begin, run and end; the program's
  *           thread only posts and collects (MPI_THREAD_MULTIPLE); requests
- *           queued together share their agreements (async_batch.c);
+ *           queued together share their agreements (async_batch.c); with
+ *           darray_async_start = wait, a wait runs the requests nothing has
+ *           started in the program's thread instead (after what the I/O
+ *           thread was given: darray__async_run_here);
  *   files:  the program's thread begins the call when it is posted; the
  *           I/O thread runs it when its strategy calls no MPI (direct and
  *           sieve on the posix and subfiles back ends: io_ops_t.local),
@@ -71,6 +74,9 @@ DARRAY_HIDDEN int64_t darray__async_rounds(const struct darray_file_s *f);
 /* Tests: merged accesses run so far in this process, all files
  * (async_merge.c). */
 DARRAY_HIDDEN int64_t darray__async_merged(void);
+/* Tests: requests the program's thread ran itself at a wait
+ * (darray_async_start = wait), all files (async.c). */
+DARRAY_HIDDEN int64_t darray__async_ran_here(void);
 DARRAY_HIDDEN void darray__async_hold(bool on);
 
 /* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or

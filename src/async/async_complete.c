@@ -18,7 +18,10 @@ void darray__async_idle(darray_file_t f) {
   async_file_t *q = f->async;
   if (q == NULL || !q->thread_on)
     return;
-  darray__async_release(q);
+  if (q->lazy)
+    darray__async_run_here(q, NULL);
+  else
+    darray__async_release(q);
   pthread_mutex_lock(&q->mu);
   while (q->queued > 0)
     pthread_cond_wait(&q->done, &q->mu);
@@ -26,7 +29,10 @@ void darray__async_idle(darray_file_t f) {
 }
 
 static void wait_state(async_file_t *q, async_req_t *r) {
-  darray__async_release(q);
+  if (q->lazy)
+    darray__async_run_here(q, r);
+  else
+    darray__async_release(q);
   pthread_mutex_lock(&q->mu);
   while (r->state == R_QUEUED)
     pthread_cond_wait(&q->done, &q->mu);

@@ -59,6 +59,11 @@ struct async_file {
 
 /* Let the thread start every request posted so far (async.c). */
 DARRAY_HIDDEN void darray__async_release(async_file_t *q);
+/* lazy: run in the program's thread the queued requests nothing has
+ * started, up to and including last (NULL: all), after what the thread
+ * was given (async.c). */
+DARRAY_HIDDEN void darray__async_run_here(async_file_t *q,
+                                          const async_req_t *last);
 /* A request's state, read under the file's mutex (async.c). */
 DARRAY_HIDDEN int darray__async_state(async_file_t *q, async_req_t *r);
 /* A request's state changes under the file's mutex: the thread reads

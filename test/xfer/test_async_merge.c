@@ -49,6 +49,7 @@
 /* the library's test hooks (src/async/async.h) */
 int64_t darray__async_rounds(const struct darray_file_s *f);
 int64_t darray__async_merged(void);
+int64_t darray__async_ran_here(void);
 void darray__async_hold(bool on);
 
 #define KMAX 8
@@ -210,10 +211,40 @@ static void merged(set_t *s, const char *path, int K, const char *hints,
   TU_OK(darray_file_close(&f));
 }
 
+/* darray_async_start = wait, half the requests released to the thread by
+ * a test, then the other half posted and everything waited for: the
+ * thread moves the first half as one access, the wait the second (after
+ * the thread is done with the first); both halves' bytes are read back
+ * right. */
+static void lazy_mixed(set_t *s, darray_file_t f) {
+  enum { H = KMAX / 2 };
+  darray_request_t req[KMAX];
+  int codes[KMAX], flag = 0;
+  int64_t m0 = darray__async_merged(), h0 = darray__async_ran_here();
+  for (int k = 0; k < KMAX; k++) {
+    memset(s->back[k], 0, (size_t)s->bytes[k]);
+    TU_OK(darray_iread(f, s->a[k], s->back[k], &req[k]));
+    if (k == H - 1) /* releases requests 0..H-1 to the thread */
+      TU_OK(darray_test(f, &req[0], &flag));
+  }
+  TU_OK(darray_wait_all(f, KMAX, req, codes));
+  for (int k = 0; k < KMAX; k++)
+    TU_EQ_CODE(codes[k], DARRAY_SUCCESS);
+  if (!TU_EQ_I64(darray__async_merged() - m0, 2) |
+      !TU_EQ_I64(darray__async_ran_here() - h0, KMAX - H))
+    TU_FAIL("darray_async_start=wait, tested then waited: two accesses of "
+            "%d expected, the second in the program's thread", H);
+  for (int k = 0; k < KMAX; k++)
+    TU_CHECK(tu_compare_bytes(s->back[k], s->buf[k], s->bytes[k],
+                              "darray_async_start=wait, tested then "
+                              "waited") == 0);
+}
+
 /* darray_async_start = wait: the thread starts nothing until the program
  * waits (or tests), so K requests posted with the thread free (no hold)
  * still move as one access in 3 rounds, none of them before the wait;
- * completed by darray_test alone (no wait) they finish too. */
+ * the wait runs them in the program's thread (no hand-off); completed by
+ * darray_test alone (no wait) they finish too, in the I/O thread. */
 static void lazy_start(set_t *s, const char *path) {
   bool none[KMAX + 1] = {false}, want[KMAX + 1] = {false};
   darray_request_t req[KMAX];
@@ -222,6 +253,7 @@ static void lazy_start(set_t *s, const char *path) {
   darray_file_t f = open_file(path, "darray_async_start=wait");
   for (int pass = 0; pass < 2; pass++) {
     int64_t r0 = darray__async_rounds(f), m0 = darray__async_merged();
+    int64_t h0 = darray__async_ran_here();
     for (int k = 0; k < KMAX; k++) {
       want[k] = true;
       if (pass == 0) {
@@ -245,7 +277,12 @@ static void lazy_start(set_t *s, const char *path) {
         !TU_EQ_I64(darray__async_rounds(f) - r0, 3))
       TU_FAIL("darray_async_start=wait, %s: one access of %d expected",
               pass == 0 ? "writes" : "reads", KMAX);
+    if (!TU_EQ_I64(darray__async_ran_here() - h0, pass == 0 ? KMAX : 0))
+      TU_FAIL("darray_async_start=wait, %s: %s", pass == 0 ? "writes" :
+              "reads", pass == 0 ? "the wait runs them itself" :
+              "tests leave them to the thread");
   }
+  lazy_mixed(s, f);
   TU_OK(darray_file_close(&f));
   tu_arrays_check(&layout, path, want, "darray_async_start=wait");
   for (int k = 0; k < KMAX; k++)
