@@ -14,8 +14,9 @@
  *               a subarray per slab (made by the methods).
  *   multi       K dist3d arrays stored one after another in one file and
  *               moved in one step, one call per array (issue #15: many
- *               small requests completed as one collective); view: the
- *               dist3d darray, whose tiles are the arrays.
+ *               small requests completed as one collective), --dumps such
+ *               steps appended on one open file; view: the dist3d darray,
+ *               whose tiles are the arrays.
  *   rowblock    N x N int32, (BLOCK, *), C order; view: darray.
  *   colblock    N x N int32, (*, BLOCK), C order; view: darray.
  *   blockblock  N x N int32, (BLOCK, BLOCK) over a PxQ grid; view: darray.
@@ -172,7 +173,8 @@ static int build_multi(bench_t *b, int *ps) {
   int k = b->o.arrays ? b->o.arrays : 8;
   if (build_dist3d(b, ps) != 0)
     return -1;
-  if ((double)k * (double)p->dump_elems * p->esize > 0x1p62)
+  if ((double)k * (b->o.dumps ? b->o.dumps : 1) * (double)p->dump_elems *
+          p->esize > 0x1p62)
     return fail(b, "multi: the file would be larger than 2^62 bytes");
   box_t *bx = realloc(p->box, (size_t)k * sizeof *bx);
   if (bx == NULL)
@@ -185,6 +187,7 @@ static int build_multi(bench_t *b, int *ps) {
     bx[i].moff += i * p->local_elems;
   }
   p->narrays = k;
+  p->ndumps = b->o.dumps ? b->o.dumps : 1;
   p->array_elems = p->dump_elems;
   p->dump_elems *= k;
   p->buf_elems = k * p->local_elems;
