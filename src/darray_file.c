@@ -45,6 +45,10 @@ void darray__file_clear_cause(darray_file_s_t *f) {
   f->io.err_text[0] = '\0';
 }
 
+int64_t darray__file_direct_writes(const darray_file_s_t *f) {
+  return f->io.direct_calls;
+}
+
 /* The message of a failed back-end operation: the operation, the back
  * end, the code's text and the cause the back end recorded. */
 static int io_failed(const darray_file_s_t *f, char *msg, int rc,
@@ -266,6 +270,8 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
   f->io.comm = MPI_COMM_NULL;
   f->io.stripe_unit = f->hints.striping_unit;
   f->io.stripe_factor = f->hints.striping_factor;
+  f->io.direct_want = f->hints.direct_write == 1 &&
+                      f->hints.backend == DARRAY_BACKEND_POSIX;
   rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
                        DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)

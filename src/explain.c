@@ -245,6 +245,16 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
                  "(striping_unit)\n", f->io.stripe_factor, f->io.stripe_unit);
   else
     fprintf(out, "  back end: %s\n", f->io.ops->name);
+  if (x.write && f->io.direct_on)
+    fprintf(out, "  direct writes (darray_direct_write): on: writes of whole "
+                 "pages from page-aligned memory go around the page cache "
+                 "(O_DIRECT; %" PRId64 " so far on this process), others "
+                 "through it; two-phase domains and chunks on whole "
+                 "pages\n", f->io.direct_calls);
+  else if (x.write && f->hints.direct_write == 1)
+    fprintf(out, "  direct writes (darray_direct_write): off: %s\n",
+            f->io.direct_why != NULL ? f->io.direct_why
+                                     : "the back end is not posix");
   rc = nonblocking(f, a, x.write, out);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");

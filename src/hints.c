@@ -26,6 +26,7 @@ static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};
 static const char *const start_names[] = {"post", "wait", NULL};
+static const char *const direct_names[] = {"disable", "enable", NULL};
 static const char *const async_names[] = {"automatic", "thread", "files",
                                           "none", NULL};
 static const char *const concurrency_names[] = {"locked", "none", "unlocked",
@@ -76,6 +77,7 @@ static const hint_def_t hint_table[] = {
     EN("darray_crc_thread", crc_thread, tri_names),
     EN("darray_async", async_mode, async_names),
     EN("darray_async_start", async_start, start_names),
+    EN("darray_direct_write", direct_write, direct_names),
     SZ("darray_nb_buffer_size", nb_buffer_size, 0, INT64_C(1) << 40),
     EN("darray_map", map, tri_names),
     SZ("darray_map_window", map_window, 4096, INT64_C(1) << 40),

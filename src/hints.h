@@ -94,6 +94,11 @@ typedef struct darray_hints {
    * and merge) */
   int async_start;
   int64_t nb_buffer_size;
+  /* darray_direct_write (0 disable, 1 enable): the posix back end writes
+   * whole pages from aligned memory through a descriptor opened with
+   * O_DIRECT (io_posix.c), so that the device, not a processor, moves
+   * them; two-phase aligns its domains and chunks to pages for it */
+  int direct_write;
   /* the mapped strategy (src/mapped): whether it may map the file
    * (DARRAY_TRI_*; automatic: a file system of one node, io_map.c), the
    * most of the file one window maps, and the rates at which a window's

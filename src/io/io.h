@@ -47,6 +47,13 @@ typedef struct io_ops {
   bool local;
 } io_ops_t;
 
+/* The granule of direct writes: their file offsets and lengths are
+ * multiples of it, so that a page a direct write covers holds only bytes
+ * that write was asked to write; no other process's buffered write of the
+ * same call shares the page, which the kernel could otherwise write back
+ * over the direct write (io_posix.c). */
+#define DARRAY_DIO_PAGE 4096
+
 /* Most pieces in one vector call (POSIX guarantees at least 16; Linux
  * allows 1024). */
 #define DARRAY_IOV_MAX 1024
@@ -73,6 +80,14 @@ struct io_file {
    * and if not, why, in words */
   bool map_ok;
   const char *map_why;
+  /* posix: direct writes (darray_direct_write; io_posix.c). direct_want
+   * is set before open; direct_on: dfd is the O_DIRECT descriptor (else
+   * direct_why says why there is none); direct_calls counts the writes
+   * that went through it */
+  bool direct_want, direct_on;
+  int dfd;
+  const char *direct_why;
+  int64_t direct_calls;
   struct io_fault *fault;   /* posix, subfiles: fault-injection state, or
                                NULL (shared with the subfiles' handles) */
   /* subfiles (io_subfiles.c): the layout asked for (set before open from

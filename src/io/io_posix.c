@@ -12,7 +12,7 @@
  * DARRAYIO_FAULT is set. The retry loops are above that table, so injected
  * EINTR and short transfers exercise them.
  */
-#define _DEFAULT_SOURCE /* preadv, pwritev: BSD extensions, not POSIX */
+#define _GNU_SOURCE /* preadv, pwritev (BSD), O_DIRECT (Linux) */
 #include "agree.h"
 #include "io/io.h"
 
@@ -38,8 +38,37 @@ static ssize_t sys_pread(io_file_t *f, void *buf, size_t n, int64_t off) {
   return pread(f->fd, buf, n, (off_t)off);
 }
 
+/* Direct writes (darray_direct_write): a write goes through the O_DIRECT
+ * descriptor when it covers whole pages of the file (DARRAY_DIO_PAGE, io.h,
+ * says why pages) from memory aligned to a page, which every device's
+ * block size divides; any other write, and a direct write the file system
+ * refuses (EINVAL, before it writes a byte), goes through the page cache.
+ * The choice is made here, at each system call, so that short transfers
+ * (retried from where they stopped) and injected faults keep it right. */
+static bool page_aligned(const void *p, int64_t n, int64_t off) {
+  return n > 0 && n % DARRAY_DIO_PAGE == 0 && off % DARRAY_DIO_PAGE == 0 &&
+         (uintptr_t)p % DARRAY_DIO_PAGE == 0;
+}
+
+static bool direct_iov(const io_file_t *f, const struct iovec *iov, int n,
+                       int64_t off) {
+  if (!f->direct_on || n < 1)
+    return false;
+  for (int i = 0; i < n; i++)
+    if (!page_aligned(iov[i].iov_base, (int64_t)iov[i].iov_len, off))
+      return false; /* each piece whole pages: off moves by pages */
+  return true;
+}
+
 static ssize_t sys_pwrite(io_file_t *f, const void *buf, size_t n,
                           int64_t off) {
+  if (f->direct_on && page_aligned(buf, (int64_t)n, off)) {
+    ssize_t put = pwrite(f->dfd, buf, n, (off_t)off);
+    if (put > 0)
+      f->direct_calls++;
+    if (put >= 0 || errno != EINVAL)
+      return put;
+  }
   return pwrite(f->fd, buf, n, (off_t)off);
 }
 
@@ -50,6 +79,13 @@ static ssize_t sys_preadv(io_file_t *f, const struct iovec *iov, int n,
 
 static ssize_t sys_pwritev(io_file_t *f, const struct iovec *iov, int n,
                            int64_t off) {
+  if (direct_iov(f, iov, n, off)) {
+    ssize_t put = pwritev(f->dfd, iov, n, (off_t)off);
+    if (put > 0)
+      f->direct_calls++;
+    if (put >= 0 || errno != EINVAL)
+      return put;
+  }
   return pwritev(f->fd, iov, n, (off_t)off);
 }
 
@@ -106,6 +142,35 @@ static int open_one(io_file_t *f, const char *path, int flags, char *msg,
   return DARRAY_SUCCESS;
 }
 
+/* darray_direct_write: a second descriptor, O_DIRECT, for the writes that
+ * may use it. Local: a process without one writes through the page cache,
+ * which stays right (page_aligned). */
+static void open_direct(io_file_t *f, const char *path, int mode) {
+  f->direct_on = false;
+  f->dfd = -1;
+  if (!f->direct_want) {
+    f->direct_why = "darray_direct_write is disable";
+    return;
+  }
+  if (!(mode & DARRAY_MODE_RDWR)) {
+    f->direct_why = "the file is open for reading only";
+    return;
+  }
+  int fd;
+  do
+    fd = open(path, O_WRONLY | O_DIRECT);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    f->direct_why = errno == EINVAL ? "the file system refuses O_DIRECT"
+                                    : "the file could not be opened again "
+                                      "with O_DIRECT";
+    return;
+  }
+  f->dfd = fd;
+  f->direct_on = true;
+  f->direct_why = NULL;
+}
+
 static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
                       MPI_Info info, char *msg, size_t msglen) {
   (void)info;
@@ -124,6 +189,8 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
                                        "opened '%s'", path);
   else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
+  if (rc == DARRAY_SUCCESS)
+    open_direct(f, path, mode);
   return rc;
 }
 
@@ -192,6 +259,11 @@ static int posix_close(io_file_t *f) {
     rc = darray__io_errno_code(errno);
   }
   f->fd = -1;
+  if (f->direct_on && close(f->dfd) != 0 && rc == DARRAY_SUCCESS) {
+    f->err_errno = errno; /* a direct write's failure may show here */
+    rc = darray__io_errno_code(errno);
+  }
+  f->direct_on = false;
   darray__io_fault_free(f);
   return rc;
 }

@@ -21,8 +21,12 @@ void darray__tp_domains(const access_t *acc, const darray_hints_t *h,
                       h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes
                                                          : P,
                       a->disp, a->esize, h->striping_unit,
-                      h->striping_factor, false};
+                      h->striping_factor, false,
+                      h->direct_write == 1 ? DARRAY_DIO_PAGE : 0};
   d->layout = darray__tp_layout_wanted(d, h);
+  if (d->su <= 0 && d->dio > 0 && d->dio % d->es == 0)
+    d->su = d->dio; /* boundaries on whole pages for direct writes (not
+                       a striping: layout domains stay off) */
 }
 
 int darray__tp_agg_rank(int i, int P, int A) {
@@ -166,6 +170,8 @@ void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,
   }
   if (s->C < es)
     s->C = es;
+  if (d->dio > 0 && d->dio % es == 0 && s->C >= d->dio)
+    s->C -= s->C % d->dio; /* chunks of whole pages for direct writes */
   s->dmax = 0; /* the largest domain */
   int64_t most = 0; /* the largest chunk a domain can use */
   for (int i = 0; i < d->A; i++) {
@@ -209,6 +215,11 @@ static bool fits(const darray_hints_t *h, tp_sizes_t *s) {
 void darray__tp_size(const tp_domains_t *d, const darray_hints_t *h,
                      bool write, const access_t *acc, tp_sizes_t *s) {
   s->image = acc->nruns > 0 && acc->bytes / acc->nruns < h->cb_image_piece;
+  /* direct writes leave from the page-aligned image of a chunk: the
+   * pieces of a vector call lie where the others' streams and the
+   * caller's buffer put them */
+  if (write && d->dio > 0)
+    s->image = true;
   int parts = (write ? 1 : acc->depth) + s->image;
   darray__tp_chunks(d, h->cb_buffer_size, parts, s);
   /* pipelined writes need a second staging slot: worth it with two

@@ -168,8 +168,11 @@ static int prepare_aggregator(tp_t *t) {
   t->iov = malloc(sizeof *t->iov * DARRAY_IOV_MAX);
   t->roff = malloc(sizeof *t->roff * 2 * DARRAY_IOV_MAX);
   t->rlen = t->roff + DARRAY_IOV_MAX;
-  if (t->image)
-    t->img = malloc((size_t)t->C);
+  /* page-aligned, so that a chunk of whole pages may be written directly
+   * (darray_direct_write) */
+  if (t->image && posix_memalign((void **)&t->img, DARRAY_DIO_PAGE,
+                                 (size_t)t->C) != 0)
+    t->img = NULL;
   if (!t->cursor || !t->spos || !t->walk || !t->iov || !t->roff ||
       (t->image && !t->img))
     return DARRAY_ENOMEM;

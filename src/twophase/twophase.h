@@ -31,6 +31,9 @@ typedef struct tp_domains {
                        none) */
   int64_t S;        /* striping_factor: the file's servers (0: unknown) */
   bool layout;      /* domains by server (tp_layout.c), not by offset */
+  int64_t dio;      /* darray_direct_write: boundaries and chunks on
+                       multiples of it where striping_unit is not set
+                       (DARRAY_DIO_PAGE; 0: none) */
 } tp_domains_t;
 
 /* Why the buffers of a call cannot be had (tp_sizes_t.refuse). */

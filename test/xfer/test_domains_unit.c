@@ -126,7 +126,7 @@ static void check_chunks(const tp_domains_t *d, int64_t C, const char *what) {
 }
 
 static void one(const dcase_t *k, bool layout) {
-  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su, k->S, layout};
+  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su, k->S, layout, 0};
   char what[200];
   snprintf(what, sizeof what,
            "%s [%lld, %lld) A=%d disp=%lld es=%lld su=%lld S=%lld C=%lld",
@@ -188,7 +188,7 @@ static void full_chunks(void) {
     int64_t lo = k[n].disp + 5 * k[n].es;
     int64_t hi = lo + (k[n].hi - lo) / k[n].es * k[n].es;
     tp_domains_t d = {lo, hi, k[n].A, k[n].disp, k[n].es, k[n].su, k[n].S,
-                      true};
+                      true, 0};
     int64_t C = round_c(k[n].C, k[n].es);
     for (int i = 0; i < d.A; i++) {
       int64_t s0, s1, cyc = darray__tp_domain_cycles(&d, i, C), all = 0;
@@ -219,21 +219,21 @@ static void automatic(void) {
   h.cb_buffer_size = 256 << 10;
   /* 8 aggregators x 1 MiB domains, 64 KiB stripes on 16 servers: every
    * domain starts on server 0, so logical cycles all meet there */
-  tp_domains_t d = {0, 8 << 20, 8, 0, 8, 64 << 10, 16, false};
+  tp_domains_t d = {0, 8 << 20, 8, 0, 8, 64 << 10, 16, false, 0};
   TU_CHECK(darray__tp_layout_wanted(&d, &h));
   h.cb_domains = DARRAY_DOMAINS_LOGICAL;
   TU_CHECK(!darray__tp_layout_wanted(&d, &h));
   /* 4 aggregators x 80 KiB domains (5 stripes of 16 KiB, 4 servers):
    * aggregator i starts on server i, and in cycle c is on (i + c) mod 4:
    * never two on one server */
-  tp_domains_t e = {0, 320 << 10, 4, 0, 8, 16 << 10, 4, false};
+  tp_domains_t e = {0, 320 << 10, 4, 0, 8, 16 << 10, 4, false, 0};
   h.cb_domains = DARRAY_DOMAINS_AUTO;
   h.cb_buffer_size = 16 << 10;
   TU_CHECK(!darray__tp_layout_wanted(&e, &h));
   h.cb_domains = DARRAY_DOMAINS_LAYOUT;
   TU_CHECK(darray__tp_layout_wanted(&e, &h));
   h.striping_factor = 0;
-  tp_domains_t f = {0, 256 << 10, 4, 0, 8, 16 << 10, 0, false};
+  tp_domains_t f = {0, 256 << 10, 4, 0, 8, 16 << 10, 0, false, 0};
   TU_CHECK(!darray__tp_layout_wanted(&f, &h)); /* no servers known */
 }
 

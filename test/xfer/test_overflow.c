@@ -98,7 +98,7 @@ static int check_chunk(const tp_domains_t *d, int64_t C, int i,
 }
 
 static void chunk_unit(const chunk_case_t *k) {
-  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su, 0, false};
+  tp_domains_t d = {k->lo, k->hi, k->A, k->disp, k->es, k->su, 0, false, 0};
   tp_sizes_t t;
   darray__tp_chunks(&d, k->cb, k->parts, &t);
   if (!TU_CHECK(t.C >= k->es && t.C % k->es == 0) ||
