@@ -93,6 +93,10 @@ DARRAY_HIDDEN int darray__agree_differ(MPI_Comm comm, int64_t mine,
 /* Complete MPI requests, polling and then yielding the processor between
  * polls (wait.c); DARRAY_EMPI if MPI reports an error. */
 DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
+/* In this thread, waits sleep between polls (on) or yield (off, the
+ * default): the I/O threads of nonblocking requests sleep, so that the
+ * program computing beside them keeps its cores (wait.c). */
+DARRAY_HIDDEN void darray__wait_sleeps(bool on);
 /* The cost (ns) of one synchronization of comm's processes: CORE with a
  * core per process, SHARED when a node runs more processes than it has
  * cores; measured once per user communicator and kept as its attribute

@@ -23,9 +23,22 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SPIN_POLLS 16
+
+/* Set in the I/O threads of nonblocking requests (async_pool.c): a wait
+ * there sleeps between polls instead of yielding. The program computes
+ * meanwhile on the same cores, and a yield hands it the processor only
+ * until the scheduler comes back to the poller, which then polls, and
+ * yields, again: on a node whose cores all compute, the waiting I/O thread
+ * would take a large share of a core for nothing. A short sleep costs the
+ * transfer at most that much latency per poll. */
+static _Thread_local bool sleeps;
+#define SLEEP_NS 20000
+
+void darray__wait_sleeps(bool on) { sleeps = on; }
 
 /* GCC 12 takes MPI_STATUSES_IGNORE for a zero-length array and warns. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -39,7 +52,9 @@ int darray__wait_all(int n, MPI_Request *req) {
       return DARRAY_EMPI;
     if (done)
       return DARRAY_SUCCESS;
-    if (k >= SPIN_POLLS)
+    if (k >= SPIN_POLLS && sleeps)
+      nanosleep(&(struct timespec){0, SLEEP_NS}, NULL);
+    else if (k >= SPIN_POLLS)
       sched_yield();
   }
 }

@@ -15,6 +15,7 @@
  * before keeps its core.
  */
 #include "async/async.h"
+#include "agree.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ static worker_t *all;  /* every worker */
 
 static void *worker_main(void *arg) {
   worker_t *w = arg;
+  darray__wait_sleeps(true);
   pthread_mutex_lock(&pool_mu);
   for (;;) {
     while (w->q == NULL)
