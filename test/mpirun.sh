@@ -101,6 +101,10 @@ fi
 
 # A run that hangs fails instead of blocking the test suite.
 limit=${DARRAY_TEST_TIMEOUT:-300}
+# ... and says before, on stderr, where it is (test/testutil.c: the last
+# check each process made, then again every as many seconds)
+: "${DARRAY_TEST_WATCHDOG:=$((limit * 4 / 5))}"
+export DARRAY_TEST_WATCHDOG
 if command -v timeout >/dev/null 2>&1; then
   tmo="timeout -k 10 $limit"
 else

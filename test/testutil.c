@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,76 @@ static int tu_nprocs_ = 1;
 static long tu_checks_ = 0;
 static long tu_failures_ = 0;
 static char tu_name_[128] = "unknown";
+
+/* ---- the watchdog ------------------------------------------------------ */
+
+/* Where the last check was made, for the watchdog: a run that hangs says
+ * on stderr after DARRAY_TEST_WATCHDOG seconds (test/mpirun.sh sets it
+ * short of its time limit), and again every as many seconds, which check
+ * it passed last, so that a hang seen once (under helgrind, on a loaded
+ * machine) says where it was. */
+static const char *volatile tu_at_file_ = "(no check yet)";
+static volatile int tu_at_line_ = 0;
+static int tu_watch_s_ = 0;
+
+static void tu_at(const char *file, int line) {
+  tu_at_file_ = file;
+  tu_at_line_ = line;
+}
+
+/* Decimal digits of v into p (async-signal-safe); the end. */
+static char *tu_digits(char *p, long v) {
+  char tmp[24];
+  int n = 0;
+  do
+    tmp[n++] = (char)('0' + v % 10);
+  while ((v /= 10) > 0 && n < 23);
+  while (n > 0)
+    *p++ = tmp[--n];
+  return p;
+}
+
+static char *tu_text(char *p, const char *end, const char *s) {
+  while (*s != '\0' && p < end)
+    *p++ = *s++;
+  return p;
+}
+
+static void tu_watchdog(int sig) {
+  (void)sig;
+  char buf[768], *p = buf, *end = buf + sizeof buf - 32;
+  int saved = errno;
+  p = tu_text(p, end, "[rank ");
+  p = tu_digits(p, tu_rank_);
+  p = tu_text(p, end, "] test ");
+  p = tu_text(p, end, tu_name_);
+  p = tu_text(p, end, ": watchdog: still running after ");
+  p = tu_digits(p, tu_watch_s_);
+  p = tu_text(p, end, " s; the last check was made at ");
+  p = tu_text(p, end, tu_at_file_);
+  *p++ = ':';
+  p = tu_digits(p, tu_at_line_);
+  *p++ = '\n';
+  ssize_t w = write(2, buf, (size_t)(p - buf));
+  (void)w;
+  alarm((unsigned)tu_watch_s_);
+  errno = saved;
+}
+
+static void tu_watch(void) {
+  const char *v = getenv("DARRAY_TEST_WATCHDOG");
+  long s = v != NULL ? strtol(v, NULL, 10) : 0;
+  if (s <= 0 || s > 86400)
+    return;
+  tu_watch_s_ = (int)s;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = tu_watchdog;
+  sa.sa_flags = SA_RESTART; /* the test's system calls go on */
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGALRM, &sa, NULL) == 0)
+    alarm((unsigned)s);
+}
 
 /* ---- reporting -------------------------------------------------------- */
 
@@ -51,6 +122,7 @@ static void tu_vreport(const char *file, int line, const char *fmt,
 int tu_fail(const char *file, int line, const char *fmt, ...) {
   va_list ap;
   tu_checks_++;
+  tu_at(file, line);
   va_start(ap, fmt);
   tu_vreport(file, line, fmt, ap);
   va_end(ap);
@@ -74,6 +146,7 @@ static int tu_report(const char *file, int line, const char *fmt, ...) {
 
 int tu__check(const char *file, int line, const char *expr, int ok) {
   tu_checks_++;
+  tu_at(file, line);
   if (ok)
     return 1;
   return tu_report(file, line, "TU_CHECK(%s)", expr);
@@ -82,6 +155,7 @@ int tu__check(const char *file, int line, const char *expr, int ok) {
 int tu__eq_i64(const char *file, int line, const char *ea, const char *eb,
                int64_t a, int64_t b) {
   tu_checks_++;
+  tu_at(file, line);
   if (a == b)
     return 1;
   return tu_report(file, line, "%s == %s: %lld != %lld", ea, eb, (long long)a,
@@ -91,6 +165,7 @@ int tu__eq_i64(const char *file, int line, const char *ea, const char *eb,
 int tu__eq_int(const char *file, int line, const char *ea, const char *eb,
                int a, int b) {
   tu_checks_++;
+  tu_at(file, line);
   if (a == b)
     return 1;
   return tu_report(file, line, "%s == %s: %d != %d", ea, eb, a, b);
@@ -99,6 +174,7 @@ int tu__eq_int(const char *file, int line, const char *ea, const char *eb,
 int tu__eq_u64(const char *file, int line, const char *ea, const char *eb,
                uint64_t a, uint64_t b) {
   tu_checks_++;
+  tu_at(file, line);
   if (a == b)
     return 1;
   return tu_report(file, line, "%s == %s: 0x%llx != 0x%llx", ea, eb,
@@ -108,6 +184,7 @@ int tu__eq_u64(const char *file, int line, const char *ea, const char *eb,
 int tu__eq_code(const char *file, int line, const char *expr, int rc,
                 int expected) {
   tu_checks_++;
+  tu_at(file, line);
   if (rc == expected)
     return 1;
   return tu_report(file, line, "%s: got %s (%d), expected %s (%d)", expr,
@@ -118,6 +195,7 @@ int tu__eq_code(const char *file, int line, const char *expr, int rc,
 int tu__eq_str(const char *file, int line, const char *ea, const char *eb,
                const char *a, const char *b) {
   tu_checks_++;
+  tu_at(file, line);
   if (a != NULL && b != NULL && strcmp(a, b) == 0)
     return 1;
   return tu_report(file, line, "%s == %s: \"%s\" != \"%s\"", ea, eb,
@@ -127,6 +205,7 @@ int tu__eq_str(const char *file, int line, const char *ea, const char *eb,
 int tu__contains(const char *file, int line, const char *ehay, const char *hay,
                  const char *needle) {
   tu_checks_++;
+  tu_at(file, line);
   if (hay != NULL && needle != NULL && strstr(hay, needle) != NULL)
     return 1;
   return tu_report(file, line, "%s = \"%s\" does not contain \"%s\"", ehay,
@@ -159,6 +238,7 @@ static void tu_init_common(int *argc, char ***argv) {
       p += 3;
     snprintf(tu_name_, sizeof tu_name_, "%s", p);
   }
+  tu_watch();
 }
 
 int tu_finish(void) {
