@@ -201,15 +201,6 @@ static bool thread_busy(async_file_t *q) {
   return first_queued(q) != NULL;
 }
 
-/* lazy: the program's thread, waiting for requests that nothing has
- * started, runs them itself, in post order and in the same batches the
- * thread would make, up to and including last (NULL: all). That is
- * darray_async_start = wait's promise (the I/O of requests queued
- * together happens in the wait, as one access where they form a chain)
- * without a hand-off to the thread and back at every wait. The thread
- * cannot take them meanwhile: it starts only requests posted at order go
- * at the latest, and only a test or a sync moves go; what it has been
- * given that way it finishes first. */
 static int64_t ran_here; /* tests: darray__async_ran_here */
 static pthread_mutex_t ran_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -220,6 +211,15 @@ int64_t darray__async_ran_here(void) {
   return n;
 }
 
+/* lazy: the program's thread, waiting for requests that nothing has
+ * started, runs them itself, in post order and in the same batches the
+ * thread would make, up to and including last (NULL: all). That is
+ * darray_async_start = wait's promise (the I/O of requests queued
+ * together happens in the wait, as one access where they form a chain)
+ * without a hand-off to the thread and back at every wait. The thread
+ * cannot take them meanwhile: it starts only requests posted at order go
+ * at the latest, and only a test or a sync moves go; what it has been
+ * given that way it finishes first. */
 void darray__async_run_here(async_file_t *q, const async_req_t *last) {
   async_req_t *b[DARRAY_AGREE_EACH_MAX];
   int64_t upto = last != NULL ? last->order : INT64_MAX;
