@@ -149,7 +149,7 @@ static void open_direct(io_file_t *f, const char *path, int mode) {
   f->direct_on = false;
   f->dfd = -1;
   if (!f->direct_want) {
-    f->direct_why = "darray_direct_write is disable";
+    f->direct_why = "darray_direct_write = disable";
     return;
   }
   if (!(mode & DARRAY_MODE_RDWR)) {
