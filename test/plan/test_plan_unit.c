@@ -359,29 +359,36 @@ static void rows_estimates(void) {
 
 /* ---- 1a''. static -------------------------------------------------------- */
 
-/* Strategy `name`'s estimate of a whole-array call (write or read) on the
- * 64 x 256 int32 array over 1 x 2 processes, each 32768 bytes in 64 runs
- * of 512 (inter: the extents interleave), under hints `set`, against
- * hand (< 0: not a candidate, why containing `why`); what names the case
- * in a failure. */
+/* Strategy `name`'s estimate *e of a whole-array call (write or read) on
+ * the 64 x 256 int32 array over 1 x P processes (P <= 4), each 65536 / P
+ * bytes in 64 runs of 1024 / P (inter: the extents interleave). */
+static void estimate_64x256(const char *name, int P, bool write, bool inter,
+                            estimate_t *e) {
+  darray_t a = array(64, 256, 0, 0);
+  call_t c;
+  call_init(&c, a, P, write, NULL, 0);
+  c.x.boxes = NULL; /* a whole-array call */
+  access_rank_t r[4];
+  int64_t run = 1024 / P;
+  for (int i = 0; i < P; i++)
+    r[i] = (access_rank_t){run * i, 65536 - run * (P - 1) + run * i, 64,
+                           65536 / P, run, run, 1, false};
+  access_t acc = summary(r, P, inter, 1);
+  *e = (estimate_t){0, ""};
+  TU_OK(named(name)->estimate(&c.x, &acc, e));
+  darray_free(&a);
+}
+
+/* The same at 2 processes under hints `set`, against hand (< 0: not a
+ * candidate, why containing `why`); what names the case in a failure. */
 static void case_64x256(const char *name, const char *set, bool write,
                         bool inter, double hand, const char *why,
                         const char *what) {
-  darray_t a = array(64, 256, 0, 0);
-  call_t c;
-  call_init(&c, a, 2, write, NULL, 0);
-  c.x.boxes = NULL; /* a whole-array call */
-  access_rank_t r[2];
-  for (int i = 0; i < 2; i++)
-    r[i] = (access_rank_t){512 * i, 65536 - 512 + 512 * i, 64, 32768, 512,
-                           512, 1, false};
-  access_t acc = summary(r, 2, inter, 1);
-  estimate_t e = {0, ""};
-  TU_OK(named(name)->estimate(&c.x, &acc, &e));
+  estimate_t e;
+  estimate_64x256(name, 2, write, inter, &e);
   if (hand < 0 ? !TU_CONTAINS(e.why, why)
                : !TU_EQ_STR(e.why, "") || !near(e.ns, hand))
     TU_FAIL("  %s, hints '%s', %s", name, set, what);
-  darray_free(&a);
 }
 
 /* Static segmentation on the 64 x 256 int32 array over 1 x 2 processes,
@@ -510,20 +517,10 @@ static void mapped_estimates(void) {
   F.node_procs = 4;
   F.io.map_ok = true;
   F.io.map_why = "";
-  darray_t a = array(64, 256, 0, 0);
-  call_t c;
-  call_init(&c, a, 4, false, NULL, 0);
-  c.x.boxes = NULL;
-  access_rank_t r[4];
-  for (int i = 0; i < 4; i++)
-    r[i] = (access_rank_t){256 * i, 65536 - 768 + 256 * i, 64, 16384, 256,
-                           256, 1, false};
-  access_t acc = summary(r, 4, true, 1);
-  estimate_t e = {0, ""};
-  TU_OK(named("mapped")->estimate(&c.x, &acc, &e));
+  estimate_t e;
+  estimate_64x256("mapped", 4, false, true, &e);
   if (!near(e.ns, 500 + 16384 * 0.1 + S4 * (20500 + 64768.0 / 25)))
     TU_FAIL("  mapped at 4 processes on %d cores: %f", cores, e.ns);
-  darray_free(&a);
   F.nprocs = nprocs;
   F.io.map_ok = false;
   F.io.map_why = NULL;
