@@ -3,9 +3,10 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * async.h - nonblocking requests: their entry points (async_api.c), post
- * and the I/O thread (async.c), completion (async_complete.c), the
- * nonblocking agreement that completes a request below
- * MPI_THREAD_MULTIPLE (async_agree.c); their insides are in async_impl.h.
+ * (async.c), the I/O thread (async_thread.c), completion
+ * (async_complete.c), the nonblocking agreement that completes a request
+ * below MPI_THREAD_MULTIPLE (async_agree.c); their insides are in
+ * async_impl.h.
  *
  * A request is a call (xcall_t, xfer.h) kept alive from its post to its
  * completion. Where its phases run depends on the file's mode
@@ -68,14 +69,14 @@ DARRAY_HIDDEN const char *darray__async_text(const struct darray_file_s *f);
 
 /* Tests: the agreement rounds of read and write calls on f so far
  * (async_batch.c); and a hold on every file's I/O thread (on: it takes no
- * new work until the hold is released; async.c), so that a test can post
- * requests that the thread then finds queued together. */
+ * new work until the hold is released; async_thread.c), so that a test
+ * can post requests that the thread then finds queued together. */
 DARRAY_HIDDEN int64_t darray__async_rounds(const struct darray_file_s *f);
 /* Tests: merged accesses run so far in this process, all files
  * (async_merge.c). */
 DARRAY_HIDDEN int64_t darray__async_merged(void);
 /* Tests: requests the program's thread ran itself at a wait
- * (darray_async_start = wait), all files (async.c). */
+ * (darray_async_start = wait), all files (async_thread.c). */
 DARRAY_HIDDEN int64_t darray__async_ran_here(void);
 DARRAY_HIDDEN void darray__async_hold(bool on);
 

@@ -10,7 +10,7 @@
  * plan) and its end's (the result). On small arrays those rounds cost
  * more than the bytes. So when the thread starts a request (the batch's
  * first), its begin's agreement also carries how many requests are queued
- * behind it on this process that could join it (batch_of, async.c); the
+ * behind it on this process that could join it (batch_of, async_thread.c); the
  * least over the processes, B - 1, comes back the same everywhere, and
  * every process takes the same B requests: the first one's begin (1
  * round), the others' begins in one allreduce (1), the runs in post

@@ -3,9 +3,9 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * async_impl.h - the inside of nonblocking requests, shared by the post
- * side and the I/O thread (async.c) and by completion (async_complete.c):
- * a request, a file's requests, and what one side asks of the other. The
- * rest of the library uses async.h.
+ * side (async.c), the I/O thread (async_thread.c) and completion
+ * (async_complete.c): a request, a file's requests, and what one side
+ * asks of the other. The rest of the library uses async.h.
  */
 #ifndef DARRAYIO_ASYNC_IMPL_H
 #define DARRAYIO_ASYNC_IMPL_H
@@ -57,17 +57,25 @@ struct async_file {
   MPI_Comm end_comm;        /* files: the final agreements */
 };
 
-/* Let the thread start every request posted so far (async.c). */
+/* The I/O thread and what runs a request (async_thread.c): the back
+ * end's sync of a sync request; a request's whole call in the mode's way
+ * (thread: begin, run, end; files: the transfer); giving r to the file's
+ * thread (started at the first request that needs it), false when no
+ * thread can be started (the caller runs r itself). */
+DARRAY_HIDDEN int darray__async_sync_file(xcall_t *c);
+DARRAY_HIDDEN int darray__async_execute(int mode, xcall_t *c, bool sync);
+DARRAY_HIDDEN bool darray__async_hand_over(async_file_t *q, async_req_t *r);
+/* Let the thread start every request posted so far (async_thread.c). */
 DARRAY_HIDDEN void darray__async_release(async_file_t *q);
 /* lazy: run in the program's thread the queued requests nothing has
  * started, up to and including last (NULL: all), after what the thread
- * was given (async.c). */
+ * was given (async_thread.c). */
 DARRAY_HIDDEN void darray__async_run_here(async_file_t *q,
                                           const async_req_t *last);
-/* A request's state, read under the file's mutex (async.c). */
+/* A request's state, read under the file's mutex (async_thread.c). */
 DARRAY_HIDDEN int darray__async_state(async_file_t *q, async_req_t *r);
 /* A request's state changes under the file's mutex: the thread reads
- * every request's while it looks for work (async.c). */
+ * every request's while it looks for work (async_thread.c). */
 DARRAY_HIDDEN void darray__async_set_state(async_file_t *q, async_req_t *r,
                                            int state);
 /* Move every request up to and including last as far as it goes (to its

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async_pool.c - the threads that serve files' requests (async.c).
+ * async_pool.c - the threads that serve files' requests (async_thread.c).
  *
  * Each file with requests has a thread of its own, so that requests of
  * different files never wait for one another (collectives of two files may
