@@ -434,6 +434,14 @@ char *tu_explain(darray_file_t f, darray_t a, int write) {
   return text;
 }
 
+darray_file_t tu_open(const char *path, const char *hints, int mode) {
+  darray_file_t f = NULL;
+  MPI_Info info = tu_info(hints);
+  TU_OK(darray_file_open(MPI_COMM_WORLD, path, mode, info, &f));
+  MPI_Info_free(&info);
+  return f;
+}
+
 MPI_Info tu_info(const char *hints) {
   MPI_Info info;
   MPI_Info_create(&info);

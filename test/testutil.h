@@ -139,6 +139,9 @@ unsigned char *tu_read_file(const char *path, int64_t *size);
 /* An info with the hints "key=value;key=value..." set (NULL or "": none);
  * the caller frees it. Pieces without '=' are ignored. */
 MPI_Info tu_info(const char *hints);
+/* darray_file_open on MPI_COMM_WORLD under those hints, a counted check
+ * of its code; the handle (NULL on failure). */
+darray_file_t tu_open(const char *path, const char *hints, int mode);
 /* What darray_explain() prints for (f, a), as a string to free. */
 char *tu_explain(darray_file_t f, darray_t a, int write);
 /* Strategy name's estimate on the "estimates:" line of an explanation, in

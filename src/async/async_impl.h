@@ -67,6 +67,25 @@ DARRAY_HIDDEN int darray__async_execute(int mode, xcall_t *c, bool sync);
 DARRAY_HIDDEN bool darray__async_hand_over(async_file_t *q, async_req_t *r);
 /* Let the thread start every request posted so far (async_thread.c). */
 DARRAY_HIDDEN void darray__async_release(async_file_t *q);
+/* A count the tests read (darray__async_merged, darray__async_ran_here),
+ * kept by whichever thread moves the requests. */
+typedef struct async_count {
+  pthread_mutex_t mu;
+  int64_t n;
+} async_count_t;
+#define ASYNC_COUNT_INIT {PTHREAD_MUTEX_INITIALIZER, 0}
+static inline void darray__async_count_add(async_count_t *c, int64_t n) {
+  pthread_mutex_lock(&c->mu);
+  c->n += n;
+  pthread_mutex_unlock(&c->mu);
+}
+static inline int64_t darray__async_count_get(async_count_t *c) {
+  pthread_mutex_lock(&c->mu);
+  int64_t n = c->n;
+  pthread_mutex_unlock(&c->mu);
+  return n;
+}
+
 /* lazy: run in the program's thread the queued requests nothing has
  * started, up to and including last (NULL: all), after what the thread
  * was given (async_thread.c). */

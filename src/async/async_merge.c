@@ -64,14 +64,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t merged_accesses; /* tests: darray__async_merged */
-static pthread_mutex_t count_mu = PTHREAD_MUTEX_INITIALIZER;
+static async_count_t merged = ASYNC_COUNT_INIT; /* tests */
 
 int64_t darray__async_merged(void) {
-  pthread_mutex_lock(&count_mu);
-  int64_t n = merged_accesses;
-  pthread_mutex_unlock(&count_mu);
-  return n;
+  return darray__async_count_get(&merged);
 }
 
 /* Whether two committed descriptions are alike but for the displacement
@@ -280,9 +276,7 @@ void darray__async_merge(async_req_t **b, int n, int *rcs) {
       if (rc != DARRAY_SUCCESS)
         memcpy(x->msg, c->x.msg, sizeof x->msg);
     }
-    pthread_mutex_lock(&count_mu);
-    merged_accesses++;
-    pthread_mutex_unlock(&count_mu);
+    darray__async_count_add(&merged, 1);
     free(m);
     return;
   }

@@ -203,14 +203,10 @@ static bool thread_busy(async_file_t *q) {
   return first_queued(q) != NULL;
 }
 
-static int64_t ran_here; /* tests: darray__async_ran_here */
-static pthread_mutex_t ran_mu = PTHREAD_MUTEX_INITIALIZER;
+static async_count_t ran_here = ASYNC_COUNT_INIT;
 
 int64_t darray__async_ran_here(void) {
-  pthread_mutex_lock(&ran_mu);
-  int64_t n = ran_here;
-  pthread_mutex_unlock(&ran_mu);
-  return n;
+  return darray__async_count_get(&ran_here);
 }
 
 /* lazy: the program's thread, waiting for requests that nothing has
@@ -238,9 +234,7 @@ void darray__async_run_here(async_file_t *q, const async_req_t *last) {
     int nb = batch_of(q, r, b, &chain, q->posted);
     pthread_mutex_unlock(&q->mu);
     int n = run_some(q, b, nb, chain);
-    pthread_mutex_lock(&ran_mu);
-    ran_here += n;
-    pthread_mutex_unlock(&ran_mu);
+    darray__async_count_add(&ran_here, n);
     pthread_mutex_lock(&q->mu);
     ran(q, b, n);
   }

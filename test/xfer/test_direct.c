@@ -10,8 +10,9 @@
  * process owns a slice of every row: interleaved), in a file of two such
  * arrays one after another with 96 background bytes after each (the
  * tu_arrays_* file: array 0 at byte 0, array 1 at 1 MiB + 96, on an
- * element boundary but not on a page). The buffers are filled by direct runs from a
- * reference written with stdio. Then, writing into a background file:
+ * element boundary but not on a page). The buffers are filled by direct
+ * runs from a reference written with stdio. Then, writing into a
+ * background file:
  *  - two-phase with direct writes and 64 KiB buffers, array 0: the file
  *    equals the reference, the background untouched; on every process
  *    every write call of the call went around the page cache (domains and
@@ -66,21 +67,13 @@ static darray_t make(int64_t disp) {
   return a;
 }
 
-static darray_file_t open_with(const char *path, const char *hints, int mode) {
-  darray_file_t f = NULL;
-  MPI_Info info = tu_info(hints);
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path, mode, info, &f));
-  MPI_Info_free(&info);
-  return f;
-}
-
 /* A write of buf under hints into a background file: its code; *direct
  * and *calls this process's writes around the cache and in all. */
 static int write_one(const char *path, const char *hints, darray_t a,
                      const void *buf, int64_t *direct, int64_t *calls,
                      char *msg, size_t n) {
   tu_arrays_write(&layout, path, none);
-  darray_file_t f = open_with(path, hints, DARRAY_MODE_RDWR);
+  darray_file_t f = tu_open(path, hints, DARRAY_MODE_RDWR);
   int rc = darray_write(f, a, buf);
   if (msg != NULL) /* before the stats call sets its own */
     snprintf(msg, n, "%s", darray_file_errmsg(f));
@@ -97,8 +90,8 @@ static int64_t sum(int64_t v) {
   return v;
 }
 
-static void two_phase(const char *out, darray_t a0, darray_t a1,
-                      const char *b0, const char *b1, int64_t nb) {
+static void two_phase(const char *out, darray_t a0, darray_t a1, const char *b0,
+                      const char *b1, int64_t nb) {
   const char *h = "darray_strategy=twophase;darray_direct_write=enable;"
                   "cb_buffer_size=65536";
   bool want0[2] = {true, false}, want1[2] = {false, true};
@@ -110,7 +103,7 @@ static void two_phase(const char *out, darray_t a0, darray_t a1,
   /* read back through the page cache */
   char *back = malloc((size_t)nb);
   memset(back, 0xEE, (size_t)nb);
-  darray_file_t f = open_with(out, "", DARRAY_MODE_RDONLY);
+  darray_file_t f = tu_open(out, "", DARRAY_MODE_RDONLY);
   TU_OK(darray_read(f, a0, back));
   TU_OK(darray_file_close(&f));
   tu_compare_bytes(back, b0, nb, "read back after direct writes");
@@ -174,14 +167,14 @@ static void faults(const char *out, darray_t a0, const char *b0) {
 }
 
 static void explains(const char *out, darray_t a0) {
-  darray_file_t f = open_with(out, "darray_direct_write=enable",
-                              DARRAY_MODE_RDWR);
+  darray_file_t f =
+      tu_open(out, "darray_direct_write=enable", DARRAY_MODE_RDWR);
   char *text = tu_explain(f, a0, 1);
   TU_CONTAINS(text ? text : "", "direct writes (darray_direct_write): on");
   free(text);
   TU_OK(darray_file_close(&f));
-  f = open_with(out, "darray_direct_write=enable;darray_backend=mpiio",
-                DARRAY_MODE_RDWR);
+  f = tu_open(out, "darray_direct_write=enable;darray_backend=mpiio",
+              DARRAY_MODE_RDWR);
   text = tu_explain(f, a0, 1);
   TU_CONTAINS(text ? text : "",
               "direct writes (darray_direct_write): off: the back end is "
@@ -204,7 +197,7 @@ int main(int argc, char **argv) {
   bool both[2] = {true, true};
   tu_arrays_write(&layout, ref, both);
   char *b0 = malloc((size_t)nb), *b1 = malloc((size_t)nb);
-  darray_file_t f = open_with(ref, "darray_strategy=direct", DARRAY_MODE_RDONLY);
+  darray_file_t f = tu_open(ref, "darray_strategy=direct", DARRAY_MODE_RDONLY);
   TU_OK(darray_read(f, a0, b0));
   TU_OK(darray_read(f, a1, b1));
   TU_OK(darray_file_close(&f));

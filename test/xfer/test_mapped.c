@@ -82,19 +82,11 @@ static int64_t my_bytes(void) {
   return n * G0 * 8;
 }
 
-static darray_file_t open_with(const char *path, const char *hints, int mode) {
-  darray_file_t f = NULL;
-  MPI_Info info = tu_info(hints);
-  TU_OK(darray_file_open(MPI_COMM_WORLD, path, mode, info, &f));
-  MPI_Info_free(&info);
-  return f;
-}
-
 /* The local buffer (size nb, 0xEE first) read from path under hints. */
 static int read_into(const char *path, const char *hints, darray_t a,
                      char *buf, int64_t nb, darray_stats_t *st) {
   memset(buf, 0xEE, (size_t)nb);
-  darray_file_t f = open_with(path, hints, DARRAY_MODE_RDONLY);
+  darray_file_t f = tu_open(path, hints, DARRAY_MODE_RDONLY);
   int rc = darray_read(f, a, buf);
   darray_file_get_stats(f, st);
   darray_file_close(&f);
@@ -109,7 +101,7 @@ static void writes_and_reads(const char *ref, const char *out, darray_t a,
     snprintf(hints, sizeof hints, "darray_strategy=mapped;darray_map=enable%s",
              windows[w]);
     tu_arrays_write(&layout, out, no);
-    darray_file_t f = open_with(out, hints, DARRAY_MODE_RDWR);
+    darray_file_t f = tu_open(out, hints, DARRAY_MODE_RDWR);
     TU_OK(darray_write(f, a, truth));
     darray_stats_t st;
     TU_OK(darray_file_get_stats(f, &st));
@@ -133,7 +125,7 @@ static void writes_and_reads(const char *ref, const char *out, darray_t a,
 /* What darray_explain says of mapped under hints. */
 static void explains(const char *path, darray_t a, const char *hints,
                      const char *says, int candidate) {
-  darray_file_t f = open_with(path, hints, DARRAY_MODE_RDWR);
+  darray_file_t f = tu_open(path, hints, DARRAY_MODE_RDWR);
   char *text = tu_explain(f, a, 0);
   double us;
   if (candidate >= 0)
@@ -159,8 +151,8 @@ static void explain_and_backends(const char *ref, const char *out, darray_t a,
   explains(ref, a, "darray_backend=mpiio", "posix back end", 0);
   /* forced on the MPI-IO back end: direct runs, right bytes */
   tu_arrays_write(&layout, out, no);
-  darray_file_t f = open_with(out, "darray_backend=mpiio;"
-                              "darray_strategy=mapped", DARRAY_MODE_RDWR);
+  darray_file_t f = tu_open(out, "darray_backend=mpiio;"
+                            "darray_strategy=mapped", DARRAY_MODE_RDWR);
   TU_OK(darray_write(f, a, truth));
   TU_OK(darray_file_close(&f));
   tu_arrays_check(&layout, out, yes, "mapped forced on mpiio");
@@ -190,9 +182,9 @@ static void past_the_end(const char *out, darray_t a, int64_t nb) {
 static int faulty(const char *rule, const char *path, darray_t a, char *buf,
                   bool write, char *msg, size_t n) {
   setenv("DARRAYIO_FAULT", rule, 1);
-  darray_file_t f = open_with(path, "darray_strategy=mapped;darray_map=enable;"
-                              "darray_map_window=4096",
-                              write ? DARRAY_MODE_RDWR : DARRAY_MODE_RDONLY);
+  darray_file_t f = tu_open(path, "darray_strategy=mapped;darray_map=enable;"
+                            "darray_map_window=4096",
+                            write ? DARRAY_MODE_RDWR : DARRAY_MODE_RDONLY);
   unsetenv("DARRAYIO_FAULT");
   int rc = write ? darray_write(f, a, buf) : darray_read(f, a, buf);
   snprintf(msg, n, "%s", darray_file_errmsg(f));
