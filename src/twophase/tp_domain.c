@@ -64,10 +64,21 @@ int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
   return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
 }
 
-/* Logical domains: cycle `cycle` covers [dlo + cycle * C, + C) of the
- * domain [dlo, dhi); past the domain's end the chunk is empty, at dhi.
- * The offsets are compared as distances into the domain, never formed
- * past dhi, which may be INT64_MAX. */
+/* Where the chunks of a logical domain starting at dlo are counted
+ * from: dlo, or with direct writes the page at or before it, so that
+ * every chunk but the first (cut short) starts on a page and may be
+ * written around the page cache, whatever the displacement; only where
+ * pages fall on element boundaries (chunks end on them). */
+static int64_t chunk_base(const tp_domains_t *d, int64_t dlo) {
+  if (d->dio <= 0 || d->dio % d->es != 0 || d->disp % d->es != 0)
+    return dlo;
+  return dlo - dlo % d->dio;
+}
+
+/* Logical domains: cycle `cycle` covers [base + cycle * C, + C) of the
+ * domain [dlo, dhi) (base: chunk_base), from dlo for the first; past the
+ * domain's end the chunk is empty, at dhi. The offsets are compared as
+ * distances from base, never formed past dhi, which may be INT64_MAX. */
 bool darray__tp_part(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
                      int64_t j, int64_t *plo, int64_t *phi) {
   if (d->layout)
@@ -75,14 +86,14 @@ bool darray__tp_part(const tp_domains_t *d, int64_t C, int i, int64_t cycle,
   if (j > 0)
     return false;
   int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
-  int64_t len = dhi - dlo;
-  if (len <= 0 || cycle > (len - 1) / C) {
+  int64_t base = chunk_base(d, dlo), len = dhi - base;
+  if (dhi <= dlo || cycle > (len - 1) / C) {
     *plo = *phi = dhi;
     return true;
   }
   int64_t at = cycle * C; /* < len */
-  *plo = dlo + at;
-  *phi = len - at > C ? *plo + C : dhi;
+  *plo = cycle == 0 ? dlo : base + at;
+  *phi = len - at > C ? base + at + C : dhi;
   return true;
 }
 
@@ -119,13 +130,18 @@ void darray__tp_domain_len(const tp_domains_t *d, int i, int64_t *total,
     darray__tp_layout_len(d, i, total, most);
     return;
   }
-  *total = *most = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+  int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
+  *total = dhi - dlo;
+  *most = dhi > dlo ? dhi - chunk_base(d, dlo) : 0; /* one chunk's span */
 }
 
 int64_t darray__tp_domain_cycles(const tp_domains_t *d, int i, int64_t C) {
   if (d->layout)
     return darray__tp_layout_cycles(d, i, C);
-  int64_t len = darray__tp_boundary(d, i + 1) - darray__tp_boundary(d, i);
+  int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
+  if (dhi <= dlo)
+    return 0;
+  int64_t len = dhi - chunk_base(d, dlo);
   return len / C + (len % C != 0); /* len + C may overflow */
 }
 
@@ -151,9 +167,10 @@ void darray__tp_locate(const tp_domains_t *d, int64_t C, int64_t off,
   }
   int i = logical_domain(d, off);
   int64_t dlo = darray__tp_boundary(d, i), dhi = darray__tp_boundary(d, i + 1);
+  int64_t base = chunk_base(d, dlo);
   *agg = i;
-  *cycle = (off - dlo) / C;
-  *chi = dhi - dlo - *cycle * C > C ? dlo + (*cycle + 1) * C : dhi;
+  *cycle = (off - base) / C;
+  *chi = dhi - base - *cycle * C > C ? base + (*cycle + 1) * C : dhi;
 }
 
 void darray__tp_chunks(const tp_domains_t *d, int64_t cb, int parts,

@@ -19,6 +19,11 @@
  *      two aggregators meet on a server in a cycle (contention 1), with
  *      A > S at most ceil(A / S) do;
  *  (e) layout chunks are full (full_chunks, below);
+ *  (f) direct writes (dio, page_chunks below): logical domains whose
+ *      boundaries and chunks are counted on pages, for any displacement
+ *      on an element boundary: (a) and (b) hold, and every boundary
+ *      between domains and every chunk but a domain's first starts on a
+ *      page;
  *  (d) the automatic choice (darray_cb_domains) takes layout domains where
  *      logical ones meet on a server: 8 aggregators, 1 MiB domains, 64 KiB
  *      stripes over 16 servers (every domain starts on server 0), and
@@ -237,10 +242,46 @@ static void automatic(void) {
   TU_CHECK(!darray__tp_layout_wanted(&f, &h)); /* no servers known */
 }
 
+/* (f) Pages of dio bytes (a multiple of the element), chunks of whole
+ * pages; domains and chunks as darray__tp_domains sets them for direct
+ * writes (su = dio where striping_unit is not set). */
+static void page_chunks(void) {
+  const int64_t es[] = {1, 4, 8}, disp[] = {0, 8, 24}, C[] = {64, 192, 640};
+  const int A[] = {1, 2, 3, 5};
+  const int64_t dio = 64;
+  for (size_t e = 0; e < 3; e++)
+    for (size_t p = 0; p < 3; p++)
+      for (size_t a = 0; a < 4; a++)
+        for (size_t c = 0; c < 3; c++) {
+          int64_t lo = disp[p] + es[e] * 3, hi = lo + es[e] * (400 + 37 * a);
+          tp_domains_t d = {lo, hi, A[a], disp[p], es[e], dio, 0, false, dio};
+          char what[160];
+          snprintf(what, sizeof what, "pages of %lld: [%lld, %lld) A=%d "
+                   "disp=%lld es=%lld C=%lld", (long long)dio, (long long)lo,
+                   (long long)hi, A[a], (long long)disp[p], (long long)es[e],
+                   (long long)C[c]);
+          check_chunks(&d, C[c], what);
+          for (int i = 0; i < d.A; i++) {
+            int64_t b = darray__tp_boundary(&d, i);
+            if (i > 0 && b < hi && !TU_EQ_I64(b % dio, 0))
+              TU_FAIL("%s: domain %d starts at %lld", what, i, (long long)b);
+            for (int64_t k = 1; k < darray__tp_domain_cycles(&d, i, C[c]);
+                 k++) {
+              int64_t clo, chi;
+              darray__tp_part(&d, C[c], i, k, 0, &clo, &chi);
+              if (!TU_EQ_I64(clo % dio, 0))
+                TU_FAIL("%s: domain %d chunk %lld starts at %lld", what, i,
+                        (long long)k, (long long)clo);
+            }
+          }
+        }
+}
+
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   matrix();
   full_chunks();
+  page_chunks();
   automatic();
   return tu_finish();
 }
