@@ -887,10 +887,12 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    refuses, go through the page cache. A page written directly holds
  *    only bytes of that write, so no other process's buffered write of
  *    the call shares it. Two-phase then puts its file domains and chunks
- *    on whole pages (where `striping_unit` is not set) and writes each
- *    chunk from a page-aligned image. darray_explain() says whether it is
- *    on, and why not (read-only file, a file system without O_DIRECT,
- *    another back end);
+ *    on whole pages (where `striping_unit` is not set; a domain's first
+ *    chunk is cut short at a page, whatever the displacement) and writes
+ *    each chunk from a page-aligned image. The planner's estimates do not
+ *    change (their rates are the page cache's). darray_explain() says
+ *    whether it is on, and why not (read-only file, a file system without
+ *    O_DIRECT, another back end);
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
