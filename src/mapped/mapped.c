@@ -16,20 +16,19 @@
  * as finely as they like: each writes only its own bytes of a page, and
  * there is one copy of the page.
  *
- * A window starts at the first run not yet moved, rounded down to an
- * alignment (2 MiB, the page cache's large folios, for windows of at least
- * that; a page otherwise), and spans the window size rounded up to it:
- * windows of 2 MiB or more, aligned, map large folios whole, where 1 MiB
- * windows were 100x slower to populate for writing on ext4. Its pages
- * from the one of its first run on (those before hold none of the call's
- * bytes: populating them for writing would dirty other data, up to 2 MiB
- * of it) are populated before they are touched (an I/O error is then a failure, not
- * a signal); a write first reserves its extent's blocks (fallocate), so
- * that running out of space is a failure too, and the file reaches the
- * end of every window mapped. Under darray_concurrent_writers=locked a
- * window's writes hold a shared lock over its bytes, as plain writes do,
- * so another writer's locked read-modify-write never reads them half
- * done.
+ * A window starts at the first run not yet moved, rounded down to an alignment
+ * (2 MiB, the page cache's large folios, for windows of at least that; a page
+ * otherwise), and spans the window size rounded up to it: windows of 2 MiB or
+ * more, aligned, map large folios whole, where 1 MiB windows were 100x slower
+ * to populate for writing on ext4. Its pages from the one of its first run on
+ * (those before hold none of the call's bytes: populating them for writing
+ * would dirty other data, up to 2 MiB of it) are populated before they are
+ * touched (an I/O error is then a failure, not a signal); a write first
+ * reserves its extent's blocks (fallocate), so that running out of space is a
+ * failure too, and the file reaches the end of every window mapped. Under
+ * darray_concurrent_writers=locked a window's writes hold a shared lock over
+ * its bytes, as plain writes do, so another writer's locked read-modify-write
+ * never reads them half done.
  *
  * Where the file cannot be mapped (the strategy is not a candidate there,
  * but darray_strategy=mapped forces it), where the file system cannot
@@ -37,24 +36,23 @@
  * (whose error direct runs report, with its bytes read up to there), the
  * call moves its runs as the direct strategy does.
  *
- * The estimate: per process, its runs' bytes copied at
- * darray_cb_exchange_mbs (a memory copy, as writer groups' members'
- * copies are charged: from mapped pages it ran 1.6-1.8x faster than the
- * same bytes read with pread, bench/RESULTS.md), its extent's pages made ready at darray_map_rd_mbs or
- * darray_map_wr_mbs (pages of a new file cost more to write), per window
- * a call (darray_ds_*_latency_ns) and its mapping's own cost
- * (darray_map_rd_window_ns, darray_map_wr_window_ns: small windows of a
- * new file cost far more than their bytes), and a call for the
- * reservation or the size; the windows and the making ready are the
- * process's own kernel work, so where the node runs more of the file's
- * processes than it has cores they count that many times over; the
- * slowest process is the call's time. A candidate only where
- * the file may be mapped and every process of the file runs on one node.
- * Its switch is darray_map, for reads and writes (plan.c): disable takes
- * it out; where the extents interleave and no collective strategy is a
- * candidate (romio_cb_*=disable) it maps windows of other processes'
- * data, as sieving reads them, so it is then a candidate only under
- * enable, which also maps a file system not known to be one node's.
+ * The estimate: per process, its runs' bytes copied at darray_cb_exchange_mbs
+ * (a memory copy, as writer groups' members' copies are charged: from mapped
+ * pages it ran 1.6-1.8x faster than the same bytes read with pread,
+ * bench/RESULTS.md), its extent's pages made ready at darray_map_rd_mbs or
+ * darray_map_wr_mbs (pages of a new file cost more to write), per window a call
+ * (darray_ds_*_latency_ns) and its mapping's own cost (darray_map_rd_window_ns,
+ * darray_map_wr_window_ns: small windows of a new file cost far more than their
+ * bytes), and a call for the reservation or the size; the windows and the
+ * making ready are the process's own kernel work, so where the node runs more
+ * of the file's processes than it has cores they count that many times over;
+ * the slowest process is the call's time. A candidate only where the file may
+ * be mapped and every process of the file runs on one node. Its switch is
+ * darray_map, for reads and writes (plan.c): disable takes it out; where the
+ * extents interleave and no collective strategy is a candidate
+ * (romio_cb_*=disable) it maps windows of other processes' data, as sieving
+ * reads them, so it is then a candidate only under enable, which also maps a
+ * file system not known to be one node's.
  */
 #include "agree.h" /* darray__cores */
 #include "strategy.h"
