@@ -211,6 +211,28 @@ int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
   return darray__file_open(comm, path, mode, info, false, out);
 }
 
+/* The back end's handle of f (collective for mpiio): what the hints ask
+ * of it set first, then opened, its locks and its mapping probed. */
+static int open_backend(darray_file_t f, const char *path, int mode,
+                        MPI_Info info, char *msg) {
+  f->io.ops = darray__io_backend(f->hints.backend);
+  f->io.fd = -1;
+  f->io.lock_fd = -1;
+  f->io.fh = MPI_FILE_NULL;
+  f->io.comm = MPI_COMM_NULL;
+  f->io.stripe_unit = f->hints.striping_unit;
+  f->io.stripe_factor = f->hints.striping_factor;
+  f->io.direct_want = f->hints.direct_write == 1 &&
+                      f->hints.backend == DARRAY_BACKEND_POSIX;
+  int rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
+                           DARRAY_ERRMSG_LEN);
+  if (rc == DARRAY_SUCCESS)
+    darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
+  if (rc == DARRAY_SUCCESS)
+    darray__io_map_probe(&f->io, f->hints.map);
+  return rc;
+}
+
 int darray__file_open(MPI_Comm comm, const char *path, int mode,
                       MPI_Info info, bool dataset, darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
@@ -263,21 +285,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);
   f->mode = mode;
-  f->io.ops = darray__io_backend(f->hints.backend);
-  f->io.fd = -1;
-  f->io.lock_fd = -1;
-  f->io.fh = MPI_FILE_NULL;
-  f->io.comm = MPI_COMM_NULL;
-  f->io.stripe_unit = f->hints.striping_unit;
-  f->io.stripe_factor = f->hints.striping_factor;
-  f->io.direct_want = f->hints.direct_write == 1 &&
-                      f->hints.backend == DARRAY_BACKEND_POSIX;
-  rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
-                       DARRAY_ERRMSG_LEN);
-  if (rc == DARRAY_SUCCESS)
-    darray__io_lock_setup(&f->io, path, mode, f->hints.concurrency);
-  if (rc == DARRAY_SUCCESS)
-    darray__io_map_probe(&f->io, f->hints.map);
+  rc = open_backend(f, path, mode, info, msg);
   rc = cycle_cost(f, comm, h[3] != 0, cycle_ns, node_procs, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = late;
