@@ -44,6 +44,8 @@ typedef struct layout_iter {
   layout_run_t *head; /* nsec entries: next run of each section */
   bool ordered;       /* the cells follow one another in the file
                          (darray__layout_cells_ordered) */
+  bool packed;        /* ... and each is one dense stretch of its buffer
+                         in file order (darray__layout_file_packed) */
 } layout_iter_t;
 
 DARRAY_HIDDEN int darray__layout_iter_init(layout_iter_t *it,

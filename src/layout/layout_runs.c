@@ -132,6 +132,9 @@ int darray__layout_iter_init(layout_iter_t *it, const darray_desc_t *a,
     refill(it, s);
   }
   it->ordered = darray__layout_cells_ordered(a, sec, nsec);
+  it->packed = it->ordered;
+  for (int s = 0; s < nsec && it->packed; s++)
+    it->packed = darray__layout_file_packed(a, &sec[s]);
   return DARRAY_SUCCESS;
 }
 

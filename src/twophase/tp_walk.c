@@ -42,23 +42,12 @@ int64_t darray__tp_stream_bytes(const layout_iter_t *it, int64_t lo,
          darray__layout_bytes_before(it->a, it->sec, it->nsec, lo);
 }
 
-/* Whether every cell of it is one dense stretch of its buffer in file
- * order and the cells follow one another in the file. */
-static bool packed_cells(const layout_iter_t *it) {
-  if (!it->ordered)
-    return false;
-  for (int s = 0; s < it->nsec; s++)
-    if (!darray__layout_file_packed(it->a, &it->sec[s]))
-      return false;
-  return true;
-}
-
 int64_t darray__tp_stream(layout_iter_t *it, int64_t lo, int64_t hi,
                           bool *contig, int64_t *first) {
   int64_t bytes = 0, end = 0;
   *contig = true;
   *first = 0;
-  if (packed_cells(it)) {
+  if (it->packed) {
     /* each cell one dense stretch of the buffer in file order, the cells
      * one after another in the file: closed form, cell by cell */
     for (int s = 0; s < it->nsec && lo < hi; s++) {
