@@ -879,9 +879,10 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    a chain: see darray_wait_all(); a wait runs them in the program's
  *    thread, a test leaves them to the I/O thread);
  *  - `darray_direct_write` = `disable` (default) or `enable`: on the posix
- *    back end, every write of whole pages of the file (offset and length
- *    multiples of 4096) from page-aligned memory goes around the page
- *    cache (a second descriptor opened with O_DIRECT), so that the device,
+ *    and subfiles back ends, every write of whole pages of a file (offset
+ *    and length multiples of 4096) from page-aligned memory goes around
+ *    the page cache (a second descriptor opened with O_DIRECT), so that
+ *    the device,
  *    not a processor, moves the bytes: worth it where writes are synced
  *    or overlap computation; other writes, and any the file system
  *    refuses, go through the page cache. A page written directly holds
@@ -892,7 +893,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    each chunk from a page-aligned image. The planner's estimates do not
  *    change (their rates are the page cache's). darray_explain() says
  *    whether it is on, and why not (read-only file, a file system without
- *    O_DIRECT, another back end);
+ *    O_DIRECT, the mpiio back end). On subfiles each subfile has its
+ *    O_DIRECT descriptor and a `striping_unit` of whole pages keeps the
+ *    chunks' pages whole in the subfiles; there two writers of one
+ *    subfile wait for each other in the file system as a server's
+ *    clients do, which the page cache hides (doc/subfiles.md);
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6

@@ -45,8 +45,9 @@ void darray__file_clear_cause(darray_file_s_t *f) {
   f->io.err_text[0] = '\0';
 }
 
-int64_t darray__file_direct_writes(const darray_file_s_t *f) {
-  return f->io.direct_calls;
+int64_t darray__file_direct_writes(const darray_file_s_t *f,
+                                   int64_t *missed) {
+  return darray__io_direct_calls(&f->io, missed);
 }
 
 /* The message of a failed back-end operation: the operation, the back
@@ -222,8 +223,10 @@ static int open_backend(darray_file_t f, const char *path, int mode,
   f->io.comm = MPI_COMM_NULL;
   f->io.stripe_unit = f->hints.striping_unit;
   f->io.stripe_factor = f->hints.striping_factor;
+  f->io.dfd = -1;
   f->io.direct_want = f->hints.direct_write == 1 &&
-                      f->hints.backend == DARRAY_BACKEND_POSIX;
+                      (f->hints.backend == DARRAY_BACKEND_POSIX ||
+                       f->hints.backend == DARRAY_BACKEND_SUBFILES);
   int rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
                            DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)

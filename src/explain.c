@@ -245,16 +245,17 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
                  "(striping_unit)\n", f->io.stripe_factor, f->io.stripe_unit);
   else
     fprintf(out, "  back end: %s\n", f->io.ops->name);
+  int64_t missed = 0, dcalls = darray__io_direct_calls(&f->io, &missed);
   if (x.write && f->io.direct_on)
     fprintf(out, "  direct writes (darray_direct_write): on: writes of whole "
                  "pages from page-aligned memory go around the page cache "
-                 "(O_DIRECT; %" PRId64 " so far on this process), others "
-                 "through it; two-phase domains and chunks on whole "
-                 "pages\n", f->io.direct_calls);
+                 "(O_DIRECT; %" PRId64 " so far on this process, %" PRId64
+                 " others through it); two-phase domains and chunks on "
+                 "whole pages\n", dcalls, missed);
   else if (x.write && f->hints.direct_write == 1)
     fprintf(out, "  direct writes (darray_direct_write): off: %s\n",
             f->io.direct_why != NULL ? f->io.direct_why
-                                     : "the back end is not posix");
+                                     : "the back end is mpiio");
   rc = nonblocking(f, a, x.write, out);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");

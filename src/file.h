@@ -72,7 +72,8 @@ DARRAY_HIDDEN const char *darray__file_cause(const struct darray_file_s *f);
 DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
 /* Tests: the writes of f that went around the page cache on this process
  * (darray_direct_write; io_posix.c). */
-DARRAY_HIDDEN int64_t darray__file_direct_writes(const struct darray_file_s *f);
+DARRAY_HIDDEN int64_t darray__file_direct_writes(const struct darray_file_s *f,
+                                                 int64_t *missed);
 /* What a call counted (c) added into a file's counters (into; stats.c). */
 DARRAY_HIDDEN void darray__stats_fold(darray_stats_t *into,
                                       const darray_stats_t *c);

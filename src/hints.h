@@ -94,7 +94,8 @@ typedef struct darray_hints {
    * and merge) */
   int async_start;
   int64_t nb_buffer_size;
-  /* darray_direct_write (0 disable, 1 enable): the posix back end writes
+  /* darray_direct_write (0 disable, 1 enable): the posix and subfiles
+   * back ends write
    * whole pages from aligned memory through a descriptor opened with
    * O_DIRECT (io_posix.c), so that the device, not a processor, moves
    * them; two-phase aligns its domains and chunks to pages for it */

@@ -80,14 +80,17 @@ struct io_file {
    * and if not, why, in words */
   bool map_ok;
   const char *map_why;
-  /* posix: direct writes (darray_direct_write; io_posix.c). direct_want
-   * is set before open; direct_on: dfd is the O_DIRECT descriptor (else
-   * direct_why says why there is none); direct_calls counts the writes
-   * that went through it */
+  /* posix, subfiles: direct writes (darray_direct_write; io_posix.c).
+   * direct_want is set before open; direct_on: dfd is the O_DIRECT
+   * descriptor (else direct_why says why there is none); direct_calls
+   * counts the writes that went through it, direct_missed those that went
+   * through the page cache while it was on. A subfile set's descriptor:
+   * direct_on when every subfile has it, dfd -1, the calls its subfiles'
+   * (darray__io_direct_calls) */
   bool direct_want, direct_on;
   int dfd;
   const char *direct_why;
-  int64_t direct_calls;
+  int64_t direct_calls, direct_missed;
   struct io_fault *fault;   /* posix, subfiles: fault-injection state, or
                                NULL (shared with the subfiles' handles) */
   /* subfiles (io_subfiles.c): the layout asked for (set before open from
@@ -130,6 +133,15 @@ typedef struct io_sys {
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
+/* darray_direct_write: open f's O_DIRECT descriptor beside f->fd (posix,
+ * and each subfile of a set), or say in f->direct_why why not */
+DARRAY_HIDDEN void darray__io_posix_direct(io_file_t *f, const char *path,
+                                           int mode);
+/* The write calls that went around the page cache on f (its subfiles' on
+ * a subfile set; io_subfiles.c); *missed those through it while direct
+ * writes were on */
+DARRAY_HIDDEN int64_t darray__io_direct_calls(const io_file_t *f,
+                                              int64_t *missed);
 /* libc's map and reserve (io_map.c) */
 DARRAY_HIDDEN int darray__io_sys_map(io_file_t *f, size_t n, int64_t off,
                                      size_t skip, bool write, void **p);

@@ -45,6 +45,11 @@ static ssize_t sys_pread(io_file_t *f, void *buf, size_t n, int64_t off) {
  * refuses (EINVAL, before it writes a byte), goes through the page cache.
  * The choice is made here, at each system call, so that short transfers
  * (retried from where they stopped) and injected faults keep it right. */
+/* A subfile set's descriptor has direct_on (its subfiles have) but no
+ * O_DIRECT descriptor of its own (dfd < 0): its record goes through the
+ * page cache. */
+static bool direct(const io_file_t *f) { return f->direct_on && f->dfd >= 0; }
+
 static bool page_aligned(const void *p, int64_t n, int64_t off) {
   return n > 0 && n % DARRAY_DIO_PAGE == 0 && off % DARRAY_DIO_PAGE == 0 &&
          (uintptr_t)p % DARRAY_DIO_PAGE == 0;
@@ -52,7 +57,7 @@ static bool page_aligned(const void *p, int64_t n, int64_t off) {
 
 static bool direct_iov(const io_file_t *f, const struct iovec *iov, int n,
                        int64_t off) {
-  if (!f->direct_on || n < 1)
+  if (!direct(f) || n < 1)
     return false;
   for (int i = 0; i < n; i++)
     if (!page_aligned(iov[i].iov_base, (int64_t)iov[i].iov_len, off))
@@ -62,13 +67,14 @@ static bool direct_iov(const io_file_t *f, const struct iovec *iov, int n,
 
 static ssize_t sys_pwrite(io_file_t *f, const void *buf, size_t n,
                           int64_t off) {
-  if (f->direct_on && page_aligned(buf, (int64_t)n, off)) {
+  if (direct(f) && page_aligned(buf, (int64_t)n, off)) {
     ssize_t put = pwrite(f->dfd, buf, n, (off_t)off);
     if (put > 0)
       f->direct_calls++;
     if (put >= 0 || errno != EINVAL)
       return put;
   }
+  f->direct_missed += direct(f);
   return pwrite(f->fd, buf, n, (off_t)off);
 }
 
@@ -86,6 +92,7 @@ static ssize_t sys_pwritev(io_file_t *f, const struct iovec *iov, int n,
     if (put >= 0 || errno != EINVAL)
       return put;
   }
+  f->direct_missed += direct(f);
   return pwritev(f->fd, iov, n, (off_t)off);
 }
 
@@ -143,9 +150,10 @@ static int open_one(io_file_t *f, const char *path, int flags, char *msg,
 }
 
 /* darray_direct_write: a second descriptor, O_DIRECT, for the writes that
- * may use it. Local: a process without one writes through the page cache,
+ * may use it (f->fd is open; the subfile back end calls it for each of its
+ * subfiles). Local: a process without one writes through the page cache,
  * which stays right (page_aligned). */
-static void open_direct(io_file_t *f, const char *path, int mode) {
+void darray__io_posix_direct(io_file_t *f, const char *path, int mode) {
   f->direct_on = false;
   f->dfd = -1;
   if (!f->direct_want) {
@@ -190,7 +198,7 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
     rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
   if (rc == DARRAY_SUCCESS)
-    open_direct(f, path, mode);
+    darray__io_posix_direct(f, path, mode);
   return rc;
 }
 
@@ -259,11 +267,12 @@ static int posix_close(io_file_t *f) {
     rc = darray__io_errno_code(errno);
   }
   f->fd = -1;
-  if (f->direct_on && close(f->dfd) != 0 && rc == DARRAY_SUCCESS) {
+  if (direct(f) && close(f->dfd) != 0 && rc == DARRAY_SUCCESS) {
     f->err_errno = errno; /* a direct write's failure may show here */
     rc = darray__io_errno_code(errno);
   }
   f->direct_on = false;
+  f->dfd = -1;
   darray__io_fault_free(f);
   return rc;
 }

@@ -324,6 +324,33 @@ static int check_length(io_file_t *f, int64_t j, const char *name, char *msg) {
                      sizeof sp), (int64_t)st.st_size, s->lay.size, want);
 }
 
+/* darray_direct_write: each subfile its own O_DIRECT descriptor. A stripe
+ * unit of whole pages keeps logical pages whole in the subfiles, so that
+ * two-phase's page-aligned chunks stay aligned there; any other unit only
+ * sends fewer writes around the page cache (the test is made at each
+ * system call). The set's descriptor says on when every subfile is. */
+static void direct_part(io_file_t *f, io_file_t *p, const char *name,
+                        int mode) {
+  p->direct_want = f->direct_want;
+  darray__io_posix_direct(p, name, mode);
+  bool first = p == &f->sub->part[0];
+  if (first || !p->direct_on) {
+    f->direct_on = p->direct_on;
+    f->direct_why = p->direct_why;
+  }
+  f->dfd = -1; /* the record goes through the page cache */
+}
+
+int64_t darray__io_direct_calls(const io_file_t *f, int64_t *missed) {
+  int64_t n = f->direct_calls;
+  *missed = f->direct_missed;
+  for (int64_t j = 0; f->sub != NULL && j < f->sub->lay.factor; j++) {
+    n += f->sub->part[j].direct_calls;
+    *missed += f->sub->part[j].direct_missed;
+  }
+  return n;
+}
+
 /* This process's open of the descriptor and the subfiles. */
 static int open_all(io_file_t *f, int mode, bool first, char *msg,
                     size_t msglen) {
@@ -342,6 +369,8 @@ static int open_all(io_file_t *f, int mode, bool first, char *msg,
     rc = open_path(f, &s->part[j], name, fl, msg, msglen);
     if (rc == DARRAY_SUCCESS && first && !fresh)
       rc = check_length(f, j, name, msg);
+    if (rc == DARRAY_SUCCESS)
+      direct_part(f, &s->part[j], name, mode);
   }
   free(name);
   return rc;
@@ -367,10 +396,12 @@ static int setup(io_file_t *f, const char *path, int mode, char *msg) {
   if (s == NULL || s->part == NULL || s->path == NULL)
     return darray__err(msg, DARRAY_ENOMEM, "out of memory");
   s->lay = (sub_layout_t){f->stripe_unit, f->stripe_factor, 0};
+  f->dfd = -1; /* the set's descriptor has none (direct_part) */
   s->rdwr = (mode & DARRAY_MODE_RDWR) != 0;
   for (int64_t j = 0; j < s->lay.factor; j++)
     s->part[j] = (io_file_t){.ops = &darray__io_posix_ops, .fd = -1,
-                             .lock_fd = -1, .sys = f->sys, .fault = f->fault};
+                             .lock_fd = -1, .dfd = -1, .sys = f->sys,
+                             .fault = f->fault};
   return DARRAY_SUCCESS;
 }
 
@@ -432,7 +463,8 @@ static int sub_sync(io_file_t *f) {
 }
 
 /* A subfile's close, through the shared system calls (not the posix
- * back end's close: that would free the shared fault state). */
+ * back end's close: that would free the shared fault state), and its
+ * O_DIRECT descriptor's. */
 static int close_part(io_file_t *f, io_file_t *p) {
   int rc = DARRAY_SUCCESS;
   if (p->fd >= 0 && f->sys->close(p) != 0) {
@@ -440,6 +472,12 @@ static int close_part(io_file_t *f, io_file_t *p) {
     rc = darray__io_errno_code(errno);
   }
   p->fd = -1;
+  if (p->dfd >= 0 && close(p->dfd) != 0 && rc == DARRAY_SUCCESS) {
+    f->err_errno = errno; /* a direct write's failure may show here */
+    rc = darray__io_errno_code(errno);
+  }
+  p->dfd = -1;
+  p->direct_on = false;
   return rc;
 }
 

@@ -32,10 +32,18 @@
  *  - with fault injection, transfers cut short (each resumed where it
  *    stopped: still whole pages) and a write failing with EIO on rank 0
  *    (DARRAY_EIO everywhere, the message contract);
- *  - darray_explain says "direct writes ... on" for the posix back end, and
- *    "off: the back end is not posix" on the MPI-IO back end.
+ *  - on the subfile back end (S = 2, tests/subfiles_util.c joins the set
+ *    by the layout's closed form), two-phase with logical and with
+ *    layout-aware domains: with 64 KiB stripes (whole pages) every write
+ *    call on every process goes around the cache and some are made; with
+ *    12-byte stripes (cutting elements and pages) the writes that are not
+ *    whole pages in their subfile go through it; the joined set equals the
+ *    reference each time, and without the hint nothing goes around;
+ *  - darray_explain says "direct writes ... on" for the posix and
+ *    subfiles back ends, and "off: the back end is mpiio" on MPI-IO.
  * Run: mpiexec -n 1..4 ./test_direct
  */
+#include "subfiles_util.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -48,7 +56,7 @@
 #define ELEMS (G0 * G1 * G2)
 #define STRIDE (ELEMS * 8 + 96)
 
-int64_t darray__file_direct_writes(const void *f);
+int64_t darray__file_direct_writes(const void *f, int64_t *missed);
 
 static int P, me;
 static const tu_arrays_t layout = {2, ELEMS, STRIDE, 0x71d, 0xa4};
@@ -79,7 +87,8 @@ static int write_one(const char *path, const char *hints, darray_t a,
     snprintf(msg, n, "%s", darray_file_errmsg(f));
   darray_stats_t st;
   darray_file_get_stats(f, &st);
-  *direct = darray__file_direct_writes(f);
+  int64_t missed = 0;
+  *direct = darray__file_direct_writes(f, &missed);
   *calls = st.write_calls;
   TU_OK(darray_file_close(&f));
   return rc;
@@ -140,6 +149,58 @@ static void direct_runs(const char *out, darray_t a0, const char *b0,
   free(al);
 }
 
+/* Array 0 written on a fresh subfile set (S = 2) under hints: the joined
+ * set equals the reference's first array; *direct and *missed the write
+ * calls around and through the page cache, summed over the processes. */
+static void on_subfiles(const char *out, const char *hints, darray_t a0,
+                        const char *b0, const unsigned char *ref,
+                        int64_t *direct, int64_t *missed) {
+  MPI_Info info = tu_info(hints);
+  darray_file_t f = NULL;
+  int mode = DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC;
+  if (TU_OK(darray_file_open(MPI_COMM_WORLD, out, mode, info, &f)))
+    TU_OK(darray_write(f, a0, b0));
+  int64_t m = 0, d = darray__file_direct_writes(f, &m);
+  *direct = sum(d);
+  *missed = sum(m);
+  TU_OK(darray_file_close(&f));
+  MPI_Info_free(&info);
+  if (me == 0 && ref != NULL) {
+    int64_t m = 0;
+    unsigned char *got = tu_read_subfiles(out, &m);
+    if (TU_CHECK(got != NULL) && TU_EQ_I64(m, (int64_t)ELEMS * 8))
+      tu_compare_bytes(got, ref, m, hints);
+    free(got);
+  }
+  tu_remove_subfiles(out, 2);
+}
+
+static void subfiles(const char *sub, const char *ref_path, darray_t a0,
+                     const char *b0) {
+  int64_t n = 0;
+  unsigned char *ref = me == 0 ? tu_read_file(ref_path, &n) : NULL;
+  static const char *const dom[2] = {"logical", "layout"};
+  char h[256];
+  int64_t direct, missed;
+  for (int k = 0; k < 4; k++) {
+    snprintf(h, sizeof h, "darray_backend=subfiles;striping_factor=2;"
+             "striping_unit=%d;darray_strategy=twophase;"
+             "darray_cb_domains=%s;cb_buffer_size=65536;"
+             "darray_direct_write=enable", k < 2 ? 65536 : 12, dom[k % 2]);
+    on_subfiles(sub, h, a0, b0, ref, &direct, &missed);
+    if (k < 2 && !TU_CHECK(direct > 0 && missed == 0))
+      TU_FAIL("%s: %lld writes direct, %lld not", h, (long long)direct,
+              (long long)missed);
+    else if (k >= 2)
+      TU_CHECK(missed > 0);
+  }
+  on_subfiles(sub, "darray_backend=subfiles;striping_factor=2;"
+              "striping_unit=65536;darray_strategy=twophase",
+              a0, b0, ref, &direct, &missed);
+  TU_EQ_I64(direct + missed, 0);
+  free(ref);
+}
+
 static void faults(const char *out, darray_t a0, const char *b0) {
   if (!tu_fault_injection()) {
     tu_skip_part("faults", "no --enable-fault-injection");
@@ -163,19 +224,31 @@ static void faults(const char *out, darray_t a0, const char *b0) {
                              "a direct write fails");
 }
 
-static void explains(const char *out, darray_t a0) {
+static void explains(const char *out, const char *sub, darray_t a0) {
   darray_file_t f =
       tu_open(out, "darray_direct_write=enable", DARRAY_MODE_RDWR);
   char *text = tu_explain(f, a0, 1);
   TU_CONTAINS(text ? text : "", "direct writes (darray_direct_write): on");
   free(text);
   TU_OK(darray_file_close(&f));
+  MPI_Info info = tu_info("darray_direct_write=enable;striping_factor=2;"
+                          "darray_backend=subfiles;striping_unit=65536");
+  if (TU_OK(darray_file_open(MPI_COMM_WORLD, sub, DARRAY_MODE_RDWR |
+                             DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC, info,
+                             &f))) {
+    text = tu_explain(f, a0, 1);
+    TU_CONTAINS(text ? text : "", "direct writes (darray_direct_write): on");
+    free(text);
+  }
+  TU_OK(darray_file_close(&f));
+  MPI_Info_free(&info);
+  tu_remove_subfiles(sub, 2);
   f = tu_open(out, "darray_direct_write=enable;darray_backend=mpiio",
               DARRAY_MODE_RDWR);
   text = tu_explain(f, a0, 1);
   TU_CONTAINS(text ? text : "",
               "direct writes (darray_direct_write): off: the back end is "
-              "not posix");
+              "mpiio");
   free(text);
   TU_OK(darray_file_close(&f));
 }
@@ -183,9 +256,10 @@ static void explains(const char *out, darray_t a0) {
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
   P = tu_nprocs(), me = tu_rank();
-  char ref[512], out[512];
+  char ref[512], out[512], sub[512];
   if (tu_tmpname(ref, sizeof ref, "direct_ref") == NULL ||
-      tu_tmpname(out, sizeof out, "direct_out") == NULL)
+      tu_tmpname(out, sizeof out, "direct_out") == NULL ||
+      tu_tmpname(sub, sizeof sub, "direct_sub") == NULL)
     return tu_finish();
   darray_t a0 = make(0), a1 = make(STRIDE);
   int64_t nb = 0;
@@ -200,8 +274,9 @@ int main(int argc, char **argv) {
   TU_OK(darray_file_close(&f));
   two_phase(out, a0, a1, b0, b1, nb);
   direct_runs(out, a0, b0, nb);
+  subfiles(sub, ref, a0, b0);
   faults(out, a0, b0);
-  explains(out, a0);
+  explains(out, sub, a0);
   free(b0);
   free(b1);
   darray_free(&a0);
