@@ -249,7 +249,7 @@ int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
   return DARRAY_SUCCESS;
 }
 
-/* ---- a section call's boxes (darray_xfer.c) ------------------------------ */
+/* ---- a section call's boxes (xfer_begin.c) ------------------------------- */
 
 /* Elements of a section; checks the box lies inside the array. */
 int darray__region_args(xfer_t *x, const region_t *g, int64_t *n) {

@@ -5,7 +5,7 @@
  * darray_xfer.c - the blocking collective read and write entry points, for
  * whole arrays and for sections, and the phases of a call (xfer.h) that
  * they and the nonblocking ones (async/async_api.c) run: validate, agree,
- * plan, dispatch.
+ * plan, dispatch. The helpers of the begin phase are in xfer_begin.c.
  *
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
@@ -44,194 +44,6 @@ static int common_args(xfer_t *x) {
   return DARRAY_SUCCESS;
 }
 
-static const char *call_name(const xfer_t *x, const region_t *g) {
-  static const char *const names[2][2] = {
-      {"darray_read", "darray_read_section"},
-      {"darray_write", "darray_write_section"}};
-  return x->entry != NULL ? x->entry : names[x->write][g != NULL];
-}
-
-/* The agreement of a call: on the outcome so far (rc), and that every
- * process makes the same call (operation, whole array or section), on the
- * same array description, at the same displacement, with the same
- * strategy (s; NULL for a section call's first agreement, before the
- * plan). Both agreements of every call have this shape, so that processes
- * that make different calls still meet in matching collectives and learn
- * it (a read matched with a write, a section with a whole array); a
- * disagreement names the argument and two processes' values of it. It
- * also carries x->batch (the least over the processes comes back).
- */
-static void call_vals(const xfer_t *x, const region_t *g,
-                      const strategy_t *s, int64_t vals[4]) {
-  vals[0] = (x->write ? 0 : 1) + (g != NULL ? 2 : 0);
-  vals[1] = x->a->desc_hash;
-  vals[2] = x->a->d.disp;
-  vals[3] = s ? (int64_t)darray__hash(0, s->name, strlen(s->name)) : 0;
-}
-
-/* Processes passed different vals[bad] (collective, on the failure path:
- * every process comes here): the message names it and two values. */
-static void call_differ(xfer_t *x, const region_t *g, const strategy_t *s,
-                        const int64_t *vals, int bad, int rc) {
-  static const char *const what[] = {"calls", "array descriptions",
-                                     "displacements", "strategies (hints)"};
-  char text[200];
-  if (bad == 0)
-    snprintf(text, sizeof text, "%s", call_name(x, g));
-  else if (bad == 1)
-    darray__desc_text(&x->a->d, text, sizeof text);
-  else if (bad == 2)
-    snprintf(text, sizeof text, "%lld", (long long)x->a->d.disp);
-  else
-    snprintf(text, sizeof text, "%s", s ? s->name : "(none)");
-  darray__err(x->msg, rc, "%s: processes %s different %s", call_name(x, g),
-              bad == 0 ? "made" : "passed", what[bad]);
-  darray__agree_differ(x->f->comm, vals[bad], text, x->msg, sizeof x->msg);
-}
-
-static int agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
-                      int rc) {
-  int64_t vals[4];
-  call_vals(x, g, s, vals);
-  int bad = -1;
-  x->f->rounds++;
-  rc = darray__agree_batch(x->f->comm, rc, x->msg, vals, 4, &bad, &x->late,
-                           &x->batch);
-  if (rc == DARRAY_EINCONSISTENT)
-    call_differ(x, g, s, vals, bad, rc);
-  return rc;
-}
-
-/* Set up x's access: the array's cells, or this process's box. */
-static int access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
-  if (g == NULL) {
-    x->sec = x->a->sec;
-    x->nsec = x->a->nsec;
-    if (rc == DARRAY_SUCCESS && x->buf == NULL && x->a->local_count > 0)
-      rc = darray__err(x->msg, DARRAY_ENULL,
-                       "buf is NULL but this process owns %lld elements",
-                       (long long)x->a->local_count);
-    return rc;
-  }
-  int64_t n = 0;
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__region_args(x, g, &n);
-  if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
-    rc = darray__err(x->msg, DARRAY_ENULL,
-                     "buf is NULL but the section has %lld elements",
-                     (long long)n);
-  size_t nb = 2 * (size_t)x->a->d.ndims * (size_t)x->a->d.nprocs;
-  if (rc == DARRAY_SUCCESS &&
-      (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)
-    rc = darray__err(x->msg, DARRAY_ENOMEM, "out of memory");
-  rc = agree_call(x, g, NULL, rc); /* before the gather */
-  *agreed = rc != DARRAY_SUCCESS; /* every process knows it */
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  darray__section_box(x->a, g->start, g->count, g->order, &x->box_sec);
-  x->sec = &x->box_sec;
-  x->nsec = 1;
-  x->boxes = x->boxes_owned;
-  return darray__gather_boxes(x, g, x->boxes_owned);
-}
-
-/* DARRAYIO_VERBOSE=1: rank 0 says what each call does and why. */
-static bool verbose(void) {
-  const char *v = getenv("DARRAYIO_VERBOSE");
-  return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
-}
-
-static int say_plan(xfer_t *x, const region_t *g,
-                    const strategy_t **s) {
-  plan_t p;
-  char est[DARRAY_ESTIMATES_LEN];
-  int rc = darray__plan_explain(x, &p);
-  *s = p.s;
-  if (rc == DARRAY_SUCCESS && x->a->rank == 0)
-    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; estimates: "
-            "%s\n", call_name(x, g), p.s->name, x->f->io.ops->name, p.why,
-            darray__plan_estimates(&p, est, sizeof est));
-  return rc;
-}
-
-/* Refuse a call that darray_temp_limit cannot hold in any strategy: one
- * whose limit is below one element while a cell of this process is
- * strided in memory, since every strategy copies such runs through a
- * buffer of whole elements. Local; agreed on with the arguments. */
-static int temp_check(xfer_t *x) {
-  int64_t lim = x->f->hints.temp_limit, es = x->a->d.esize;
-  if (lim <= 0 || es <= lim)
-    return DARRAY_SUCCESS;
-  for (int c = 0; c < x->nsec; c++)
-    if (!darray__layout_mem_contig(&x->a->d, &x->sec[c]))
-      return darray__err(x->msg, DARRAY_ELIMIT,
-                         "darray_temp_limit = %lld bytes is less than the "
-                         "%lld bytes this call needs: one element, to copy "
-                         "cell %d, which is strided in memory",
-                         (long long)lim, (long long)es, c);
-  return DARRAY_SUCCESS;
-}
-
-int64_t darray__xfer_buffer_cap(const xfer_t *x, int64_t hint) {
-  int64_t es = x->a->d.esize, lim = x->f->hints.temp_limit;
-  if (hint >= es)
-    return hint / es * es;
-  return lim > 0 && lim < es ? hint : es;
-}
-
-/* Prepare strategy s (local): this process's result so far (rc) and the
- * preparation's. */
-static int begin_local(xfer_t *x, const region_t *g, const strategy_t *s,
-                       int rc) {
-  if (x->strategy != NULL && x->strategy->finish != NULL)
-    x->strategy->finish(x); /* an earlier attempt's state */
-  x->strategy = s;
-  if (rc == DARRAY_SUCCESS)
-    rc = temp_check(x);
-  if (rc == DARRAY_SUCCESS && s->prepare != NULL) {
-    rc = s->prepare(x);
-    if (rc != DARRAY_SUCCESS && x->msg[0] == '\0')
-      darray__err(x->msg, rc, "%s (strategy %s): preparing: %s",
-                  call_name(x, g), s->name, darray_strerror(rc));
-  }
-  if (rc == DARRAY_SUCCESS) /* an earlier agreement failed here alone */
-    rc = x->late;
-  x->late = DARRAY_SUCCESS;
-  return rc;
-}
-
-/* Prepare strategy s and agree, before any byte moves, on the outcome
- * (rc: this process's result so far), the call, the description, the
- * displacement and the strategy. */
-static int begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
-                      int rc) {
-  return agree_call(x, g, s, begin_local(x, g, s, rc));
-}
-
-/* After the begin's agreement (rc): the planner's choice needs more memory
- * than darray_temp_limit allows (or larger MPI counts than exist)? Direct
- * runs (the table's first entry) need at most one element of buffer, none
- * for cells contiguous in memory. Every process comes here (the code and
- * the hints are agreed on), also one whose own failure came before the
- * plan (pre; its strategy is not the others'): it agrees again on that
- * failure, with its message. */
-static int begin_fallback(xfer_t *x, const region_t *g, int pre, int rc) {
-  const strategy_t *s = x->strategy, *fallback = darray__strategies[0];
-  if (rc == DARRAY_ELIMIT && darray__plan_forced(x) == NULL) {
-    const struct darray_s *a = x->a;
-    if (verbose() && a->rank == 0 && pre == DARRAY_SUCCESS)
-      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
-              call_name(x, g), fallback->name, s->name, x->msg);
-    if (pre == DARRAY_SUCCESS)
-      x->msg[0] = '\0';
-    rc = begin_with(x, g, fallback, pre);
-    if (rc == DARRAY_SUCCESS && g == NULL && !x->background && s != fallback)
-      darray__plan_keep(x->f, a, x->write, fallback); /* the same refusal */
-  }
-  x->failed_early = rc != DARRAY_SUCCESS;
-  return rc;
-}
-
 /*
  * A call is a request that goes through three phases. Everything it needs
  * from one phase to the next lives in its xfer_t and in the strategy's
@@ -251,7 +63,7 @@ static int begin_fallback(xfer_t *x, const region_t *g, int pre, int rc) {
 static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
   const strategy_t *s = darray__strategies[0];
   bool agreed = false;
-  int rc = access_of(x, g, rc0, &agreed);
+  int rc = darray__xfer_access_of(x, g, rc0, &agreed);
   if (agreed) { /* a section call's first agreement failed: a process
                    that made another call (a whole array) agrees once */
     x->strategy = s;
@@ -259,13 +71,15 @@ static int xfer_begin(xfer_t *x, const region_t *g, int rc0) {
     return rc;
   }
   if (rc == DARRAY_SUCCESS)
-    rc = verbose() ? say_plan(x, g, &s) : darray__plan_call(x, g == NULL, &s);
+    rc = darray__xfer_verbose() ? darray__xfer_say_plan(x, g, &s)
+                                : darray__plan_call(x, g == NULL, &s);
   int pre = rc; /* this process's failure before any strategy */
   x->folded = x->folded && rc == DARRAY_SUCCESS && !s->collective &&
               darray__plan_proven(x->f, x->a, x->write, s);
   if (x->folded) /* fold: no agreement before the bytes move */
-    return begin_local(x, g, s, rc);
-  return begin_fallback(x, g, pre, begin_with(x, g, s, rc));
+    return darray__xfer_begin_local(x, g, s, rc);
+  return darray__xfer_begin_fallback(x, g, pre,
+                                     darray__xfer_begin_with(x, g, s, rc));
 }
 
 static const region_t *region_of(const xcall_t *c) {
@@ -273,7 +87,7 @@ static const region_t *region_of(const xcall_t *c) {
 }
 
 const char *darray__xcall_name(const xcall_t *c) {
-  return call_name(&c->x, region_of(c));
+  return darray__xfer_call_name(&c->x, region_of(c));
 }
 
 int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
@@ -326,7 +140,7 @@ static int begun(xcall_t *c, int rc) {
   if (rc == DARRAY_SUCCESS)
     darray__format_begin(c->x.f, c->member, &c->x, !c->section, c->blocking,
                          &c->share);
-  if (rc == DARRAY_SUCCESS && verbose())
+  if (rc == DARRAY_SUCCESS && darray__xfer_verbose())
     c->bytes = call_bytes(c);
   return rc;
 }
@@ -337,8 +151,8 @@ static int begun(xcall_t *c, int rc) {
  * a strategy that moves no bytes between processes (direct, sieve) skips
  * the agreement before its bytes move: each process reads its own bytes
  * if its own checks passed, and the end's agreement, of the same shape as
- * a begin's (agree_call: the code, the call, the description, the
- * displacement, the strategy), gives every process the same code. What
+ * a begin's (darray__xfer_agree_call: the code, the call, the description,
+ * the displacement, the strategy), gives every process the same code. What
  * that agreement could refuse beforehand cannot differ from the proven
  * call's but for the caller's arguments on some processes (buf NULL,
  * another array or operation: program errors) and memory: then the
@@ -389,7 +203,8 @@ static int plan_merged(xfer_t *x, const strategy_t **s) {
     return merges(*s) ? DARRAY_SUCCESS
                       : darray__err(x->msg, DARRAY_EHINT, "%s: "
                                     "darray_strategy=%s does not move "
-                                    "merged accesses", call_name(x, NULL),
+                                    "merged accesses",
+                                    darray__xfer_call_name(x, NULL),
                                     (*s)->name);
   for (int i = 0; darray__strategies[i] != NULL; i++)
     if (merges(darray__strategies[i]))
@@ -403,10 +218,10 @@ static int plan_merged(xfer_t *x, const strategy_t **s) {
     rc = darray__plan_decide(x, table, acc, &p);
   if (rc == DARRAY_SUCCESS)
     *s = p.s;
-  if (rc == DARRAY_SUCCESS && verbose() && x->a->rank == 0) {
+  if (rc == DARRAY_SUCCESS && darray__xfer_verbose() && x->a->rank == 0) {
     char est[DARRAY_ESTIMATES_LEN];
     fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; "
-            "estimates: %s\n", call_name(x, NULL), p.s->name,
+            "estimates: %s\n", darray__xfer_call_name(x, NULL), p.s->name,
             x->f->io.ops->name, p.why,
             darray__plan_estimates(&p, est, sizeof est));
   }
@@ -427,23 +242,24 @@ static int begin_local_as(xcall_t *c, int64_t vals[4], int *pre, int how) {
   xfer_t *x = &c->x;
   const strategy_t *s = darray__strategies[0];
   bool agreed = false;
-  int rc = access_of(x, NULL, c->rc0, &agreed);
+  int rc = darray__xfer_access_of(x, NULL, c->rc0, &agreed);
   if (rc == DARRAY_SUCCESS)
-    rc = how == BEGIN_MERGED             ? plan_merged(x, &s)
-         : verbose() && how != BEGIN_PLAN ? say_plan(x, NULL, &s)
-                                          : darray__plan_call(x, true, &s);
+    rc = how == BEGIN_MERGED ? plan_merged(x, &s)
+         : darray__xfer_verbose() && how != BEGIN_PLAN
+             ? darray__xfer_say_plan(x, NULL, &s)
+             : darray__plan_call(x, true, &s);
   *pre = rc;
   if (how != BEGIN_PLAN) {
-    rc = begin_local(x, NULL, s, rc);
-  } else { /* begin_local but the preparation */
+    rc = darray__xfer_begin_local(x, NULL, s, rc);
+  } else { /* darray__xfer_begin_local but the preparation */
     x->strategy = s;
     if (rc == DARRAY_SUCCESS)
-      rc = temp_check(x);
+      rc = darray__xfer_temp_check(x);
     if (rc == DARRAY_SUCCESS)
       rc = x->late;
     x->late = DARRAY_SUCCESS;
   }
-  call_vals(x, NULL, s, vals);
+  darray__xfer_call_vals(x, NULL, s, vals);
   return rc;
 }
 
@@ -464,8 +280,8 @@ int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
   xfer_t *x = &c->x;
   int64_t *prev = darray__coll_into(&x->stats.collectives);
   if (rc == DARRAY_EINCONSISTENT)
-    call_differ(x, NULL, x->strategy, vals, bad, rc);
-  rc = begun(c, begin_fallback(x, NULL, pre, rc));
+    darray__xfer_call_differ(x, NULL, x->strategy, vals, bad, rc);
+  rc = begun(c, darray__xfer_begin_fallback(x, NULL, pre, rc));
   darray__coll_into(prev);
   return rc;
 }
@@ -506,7 +322,7 @@ int darray__xcall_after(xcall_t *c, int rc) {
                             c->x.msg);
   darray__coll_into(prev);
   c->x.crc = NULL;
-  if (verbose() && c->view.rank == 0)
+  if (darray__xfer_verbose() && c->view.rank == 0)
     fprintf(stderr, "darrayio: call %lld on file %llu: %s: %s, %lld bytes, "
             "%.6f s, strategy %s\n", (long long)c->number,
             (unsigned long long)c->x.f->id, darray__xcall_name(c),
@@ -531,7 +347,7 @@ static int agree_end(xcall_t *c, int rc, bool *done) {
   int late = DARRAY_SUCCESS;
   int64_t *prev = darray__coll_into(&x->stats.collectives);
   if (x->folded) {
-    rc = agree_call(x, NULL, x->strategy, rc);
+    rc = darray__xfer_agree_call(x, NULL, x->strategy, rc);
     late = x->late;
   } else {
     x->f->rounds++;

@@ -138,7 +138,7 @@ void darray__hints_default(darray_hints_t *h) {
  * by cb_buffer_size, which already counts its message buffer), so lowering
  * them to the limit bounds every call, except where buffers of whole
  * elements do not fit in it: such calls are refused before any byte moves
- * (darray_xfer.c, and two-phase's darray__tp_size). */
+ * (xfer_begin.c, and two-phase's darray__tp_size). */
 void darray__hints_apply_limit(darray_hints_t *h) {
   int64_t lim = h->temp_limit;
   if (lim <= 0)

@@ -286,10 +286,11 @@ void darray__plan_keep(darray_file_t f, const struct darray_s *a, int w,
 
 /* Whether a blocking whole-array call of a with strategy s has succeeded
  * on f since s was remembered: then every process passed the checks that
- * depend on the array, the hints and the plan alone (temp_check, the
- * strategy's sizing), and the remembered decision is the same everywhere
- * (a decision is remembered, and proven, at the same call on every
- * process). darray_xfer.c folds the agreements of such calls. */
+ * depend on the array, the hints and the plan alone
+ * (darray__xfer_temp_check, the strategy's sizing), and the remembered
+ * decision is the same everywhere (a decision is remembered, and proven,
+ * at the same call on every process). darray_xfer.c folds the agreements
+ * of such calls. */
 bool darray__plan_proven(darray_file_t f, const struct darray_s *a, int w,
                          const strategy_t *s) {
   for (int k = 0; k < DARRAY_PLAN_MEMO; k++)

@@ -2,9 +2,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * xfer.h - one read or write call as a sequence of phases (darray_xfer.c),
- * for the blocking entry points, which run them in a row, and for requests
- * (src/async), which run them where and when the thread level allows.
+ * xfer.h - one read or write call as a sequence of phases (darray_xfer.c,
+ * xfer_begin.c), for the blocking entry points, which run them in a row,
+ * and for requests (src/async), which run them where and when the thread
+ * level allows.
  *
  *   setup  (local, the caller's thread): handles, the array's place in a
  *          dataset, the checks that need no communication;
@@ -38,6 +39,41 @@ DARRAY_HIDDEN int darray__region_args(xfer_t *x, const region_t *g,
                                       int64_t *n);
 DARRAY_HIDDEN int darray__gather_boxes(xfer_t *x, const region_t *g,
                                        int64_t *all);
+
+/* The begin phase's helpers (xfer_begin.c), which darray_xfer.c runs. */
+/* The entry point's name (x->entry, or the blocking call's), for messages. */
+DARRAY_HIDDEN const char *darray__xfer_call_name(const xfer_t *x,
+                                                 const region_t *g);
+/* The values the agreement of a call checks, into vals. */
+DARRAY_HIDDEN void darray__xfer_call_vals(const xfer_t *x, const region_t *g,
+                                          const strategy_t *s, int64_t vals[4]);
+/* The message of a disagreement on vals[bad] (collective, on failure). */
+DARRAY_HIDDEN void darray__xfer_call_differ(xfer_t *x, const region_t *g,
+                                            const strategy_t *s,
+                                            const int64_t *vals, int bad,
+                                            int rc);
+/* The agreement of a call on rc and on its values (collective). */
+DARRAY_HIDDEN int darray__xfer_agree_call(xfer_t *x, const region_t *g,
+                                          const strategy_t *s, int rc);
+/* x's access; for a section, the first agreement and the gather (*agreed). */
+DARRAY_HIDDEN int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc,
+                                         bool *agreed);
+/* Whether DARRAYIO_VERBOSE has rank 0 say what each call does and why. */
+DARRAY_HIDDEN bool darray__xfer_verbose(void);
+/* The call's plan into *s, which rank 0 prints (DARRAYIO_VERBOSE=1). */
+DARRAY_HIDDEN int darray__xfer_say_plan(xfer_t *x, const region_t *g,
+                                        const strategy_t **s);
+/* Refuses a call when darray_temp_limit cannot hold a strided element. */
+DARRAY_HIDDEN int darray__xfer_temp_check(xfer_t *x);
+/* Prepares strategy s (local) after this process's result so far (rc). */
+DARRAY_HIDDEN int darray__xfer_begin_local(xfer_t *x, const region_t *g,
+                                           const strategy_t *s, int rc);
+/* begin_local and then the agreement of the call (collective). */
+DARRAY_HIDDEN int darray__xfer_begin_with(xfer_t *x, const region_t *g,
+                                          const strategy_t *s, int rc);
+/* After the begin's agreement: direct runs when the plan exceeds the limit. */
+DARRAY_HIDDEN int darray__xfer_begin_fallback(xfer_t *x, const region_t *g,
+                                              int pre, int rc);
 
 /* One call: its xfer, the description it moves (a copy of the array, at
  * its member's offset in a dataset), its region. */

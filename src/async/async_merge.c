@@ -284,8 +284,8 @@ void darray__async_merge(async_req_t **b, int n, int *rcs) {
     merge_end(m, DARRAY_SUCCESS);
   free(m);
   /* broken: one after another; a request whose begin failed its
-   * agreement and then fell back to direct runs (begin_fallback) holds
-   * that preparation */
+   * agreement and then fell back to direct runs
+   * (darray__xfer_begin_fallback) holds that preparation */
   for (int i = 0; i < n; i++)
     if (rcs[i] == DARRAY_SUCCESS)
       rcs[i] = run_alone(b[i], i > 0 && ag[i] != DARRAY_SUCCESS, rcs[i]);
