@@ -28,10 +28,11 @@
  *
  *   1. prepare: the access extent, the file domains, the number of cycles
  *      (the same everywhere, computed locally), buffers.
- *   2. per cycle (tp_exchange.c): receives are posted before any send;
- *      aggregators write (or read) their chunk with vector calls; owners
- *      send (or receive) their pieces straight from (into) their buffer
- *      when those are contiguous there, packed through M bytes otherwise.
+ *   2. per cycle (tp_exchange.c, tp_chunk.c): receives are posted before
+ *      any send; aggregators write (or read) their chunk with vector calls;
+ *      owners send (or receive) their pieces straight from (into) their
+ *      buffer when those are contiguous there, packed through M bytes
+ *      otherwise.
  */
 #include "twophase.h"
 

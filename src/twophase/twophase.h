@@ -244,6 +244,8 @@ DARRAY_HIDDEN int darray__tp_tally(const xfer_t *x, const access_t *acc,
 
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);
+/* An aggregator's chunk of a cycle to or from the file (tp_chunk.c). */
+DARRAY_HIDDEN void darray__tp_chunk_io(tp_t *t, int64_t cycle);
 /* Every cycle of a write, pipelined (t->pipeline). */
 DARRAY_HIDDEN void darray__tp_write_pipelined(tp_t *t);
 
