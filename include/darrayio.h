@@ -1497,7 +1497,8 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * one collective, their transfers follow in post order, and one
  * collective agrees on every result: 3 agreement rounds for the batch
  * instead of 2 per request. Only whole-array reads and writes outside a
- * dataset join a batch (a section request may lead one), at most 32,
+ * dataset join a batch (a section request may lead one, and section
+ * requests join a chain of sections, below), at most 32,
  * whose arrays' file extents together fit in the largest of the buffer
  * hints (`cb_buffer_size`, `ind_rd_buffer_size`, `ind_wr_buffer_size`:
  * every request of a batch is prepared before the first one moves bytes,
@@ -1510,10 +1511,13 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * The bytes move request by request, except for a *chain*: whole arrays
  * of one operation, alike but for their displacement, posted in file
  * order, each starting in the file where the one posted before it ends
- * (a dump of several arrays, several dumps of one array): a chain moves
- * as one access over a composite array, planned and prepared once
- * (doc/planner.md, "Requests moved as one access"), every request getting
- * its result. The thread starts a request as soon as it is posted, so a
+ * (a dump of several arrays, several dumps of one array), or section
+ * requests of one operation on one array (alike, at the same
+ * displacement), each process's boxes apart from one another: a chain
+ * moves as one access, planned and prepared once (doc/planner.md,
+ * "Requests moved as one access"), every request getting its result;
+ * sections written by two requests of a chain that meet move one after
+ * the other instead, so the later request's bytes stay. The thread starts a request as soon as it is posted, so a
  * batch holds what is queued behind the request it starts; with the hint
  * `darray_async_start` = `wait` it starts nothing until the program waits,
  * tests or syncs, so that the requests posted before merge; a wait (or a

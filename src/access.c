@@ -178,10 +178,11 @@ bool darray__boxes_meet(const int64_t *p, const int64_t *q, int nd) {
 int darray__boxes_depth(const xfer_t *x) {
   if (x->boxes == NULL)
     return 1;
-  int nd = x->a->d.ndims, P = x->a->d.nprocs, most = 1;
-  for (int i = 0; i < P; i++) {
+  int nd = x->a->d.ndims, most = 1;
+  int64_t nb = (int64_t)x->a->d.nprocs * (x->msec > 0 ? x->msec : 1);
+  for (int64_t i = 0; i < nb; i++) {
     int n = 0;
-    for (int j = 0; j < P; j++)
+    for (int64_t j = 0; j < nb; j++)
       n += darray__boxes_meet(x->boxes + 2 * nd * i, x->boxes + 2 * nd * j,
                               nd);
     most = n > most ? n : most;
@@ -237,15 +238,19 @@ int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
     return merged_sections(x, r, sec, nsec);
   if (x->boxes == NULL)
     return darray__dist_sections(&x->a->d, r, sec, nsec);
-  section_t *s = malloc(sizeof *s);
+  int m = x->msec > 0 ? x->msec : 1, nd = x->a->d.ndims;
+  section_t *s = malloc(sizeof *s * (size_t)m);
   if (s == NULL)
     return DARRAY_ENOMEM;
-  const int64_t *b = x->boxes + (size_t)r * 2 * (size_t)x->a->d.ndims;
-  /* the memory order of another process's buffer does not matter here:
+  /* the memory order of another process's buffers does not matter here:
    * only file offsets of its runs are used */
-  darray__section_box(x->a, b, b + x->a->d.ndims, DARRAY_ORDER_C, s);
+  for (int k = 0; k < m; k++) {
+    const int64_t *b = x->boxes + ((size_t)r * (size_t)m + (size_t)k) * 2 *
+                                      (size_t)nd;
+    darray__section_box(x->a, b, b + nd, DARRAY_ORDER_C, &s[k]);
+  }
   *sec = s;
-  *nsec = 1;
+  *nsec = m;
   return DARRAY_SUCCESS;
 }
 

@@ -286,6 +286,35 @@ int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
   return rc;
 }
 
+int darray__xcall_section_local(xcall_t *c, int64_t vals[4]) {
+  int rc = darray__xfer_section_checks(&c->x, &c->g, c->rc0);
+  darray__xfer_call_vals(&c->x, &c->g, NULL, vals);
+  return rc;
+}
+
+int darray__xcall_section_agreed(xcall_t *c, int rc, int bad,
+                                 const int64_t vals[4]) {
+  xfer_t *x = &c->x;
+  if (rc == DARRAY_EINCONSISTENT)
+    darray__xfer_call_differ(x, &c->g, NULL, vals, bad, rc);
+  if (rc != DARRAY_SUCCESS) { /* ends here, agreed on everywhere */
+    x->strategy = darray__strategies[0];
+    x->failed_early = true;
+  }
+  return rc;
+}
+
+int darray__xcall_reprepare(xcall_t *c) {
+  xfer_t *x = &c->x;
+  const region_t *g = region_of(c);
+  int64_t *prev = darray__coll_into(&x->stats.collectives);
+  int rc = darray__xfer_begin_fallback(
+      x, g, DARRAY_SUCCESS,
+      darray__xfer_begin_with(x, g, x->strategy, DARRAY_SUCCESS));
+  darray__coll_into(prev);
+  return rc;
+}
+
 int darray__xcall_run(xcall_t *c) {
   int64_t *prev = darray__coll_into(&c->x.stats.collectives);
   int rc = c->x.strategy->run(&c->x);

@@ -33,7 +33,12 @@ typedef struct xfer {
   int nsec;
   section_t box_sec;    /* storage for a section call's own cell */
   const int64_t *boxes; /* section calls: every process's (start, count)
-                           per dimension, 2*ndims values each; else NULL */
+                           per dimension, 2*ndims values each (msec boxes
+                           per process, rank after rank, when msec > 0);
+                           else NULL */
+  int msec; /* a merged access of msec section calls of one array
+               (src/async/async_merge.c): every process has msec boxes, its
+               own msec cells from msec buffers; 0: not */
   /* the request's own: what lives from the call's start to its end */
   const struct strategy *strategy; /* chosen by the plan */
   int64_t *boxes_owned;            /* storage behind boxes */

@@ -55,6 +55,9 @@ DARRAY_HIDDEN void darray__xfer_call_differ(xfer_t *x, const region_t *g,
 /* The agreement of a call on rc and on its values (collective). */
 DARRAY_HIDDEN int darray__xfer_agree_call(xfer_t *x, const region_t *g,
                                           const strategy_t *s, int rc);
+/* A section call's local checks (its box, its buffer) after rc. */
+DARRAY_HIDDEN int darray__xfer_section_checks(xfer_t *x, const region_t *g,
+                                              int rc);
 /* x's access; for a section, the first agreement and the gather (*agreed). */
 DARRAY_HIDDEN int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc,
                                          bool *agreed);
@@ -123,6 +126,18 @@ DARRAY_HIDDEN int darray__xcall_begin_merged(xcall_t *c, int64_t vals[4],
                                              int *pre);
 DARRAY_HIDDEN int darray__xcall_begin_agreed(xcall_t *c, int rc, int bad,
                                              const int64_t vals[4], int pre);
+/* A section request of a merged access (src/async/async_merge.c), before
+ * the agreement on the chain's requests: section_local, its local checks
+ * (box, buffer; no gather, no plan) and into vals the values a section
+ * call's first agreement checks; section_agreed, with the agreed code
+ * (rc, bad as for begin_agreed): a failed request ends there, on every
+ * process. reprepare: a begun call whose strategy's preparation was given
+ * up (the first request of a merged access that broke) prepared again
+ * under the same plan, and agreed on (collective, one round). */
+DARRAY_HIDDEN int darray__xcall_section_local(xcall_t *c, int64_t vals[4]);
+DARRAY_HIDDEN int darray__xcall_section_agreed(xcall_t *c, int rc, int bad,
+                                               const int64_t vals[4]);
+DARRAY_HIDDEN int darray__xcall_reprepare(xcall_t *c);
 DARRAY_HIDDEN int darray__xcall_run(xcall_t *c);
 /* end_local: the strategy's state is freed and a failure gets its
  * message; *agree says whether the result still needs its agreement (no:

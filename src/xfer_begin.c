@@ -75,6 +75,17 @@ int darray__xfer_agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
 }
 
 /* Set up x's access: the array's cells, or this process's box. */
+int darray__xfer_section_checks(xfer_t *x, const region_t *g, int rc) {
+  int64_t n = 0;
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__region_args(x, g, &n);
+  if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
+    rc = darray__err(x->msg, DARRAY_ENULL,
+                     "buf is NULL but the section has %lld elements",
+                     (long long)n);
+  return rc;
+}
+
 int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
   if (g == NULL) {
     x->sec = x->a->sec;
@@ -85,13 +96,7 @@ int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
                        (long long)x->a->local_count);
     return rc;
   }
-  int64_t n = 0;
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__region_args(x, g, &n);
-  if (rc == DARRAY_SUCCESS && x->buf == NULL && n > 0)
-    rc = darray__err(x->msg, DARRAY_ENULL,
-                     "buf is NULL but the section has %lld elements",
-                     (long long)n);
+  rc = darray__xfer_section_checks(x, g, rc);
   size_t nb = 2 * (size_t)x->a->d.ndims * (size_t)x->a->d.nprocs;
   if (rc == DARRAY_SUCCESS &&
       (x->boxes_owned = malloc(sizeof *x->boxes_owned * nb)) == NULL)

@@ -22,15 +22,16 @@
  * preparation and run for all).
  *
  * Which requests may join (batch_of): whole-array calls (a section's
- * begin gathers every process's box: a collective of its own), outside
- * a dataset (a member's end may be collective), none whose bytes meet an
- * earlier one's where either writes (alone, a request's end agreement
- * orders its bytes before the next request's on every process; in a
- * batch nothing does), and only while the batch's extents fit in the
+ * begin gathers every process's box: a collective of its own; sections
+ * join only a chain of sections, whose boxes are gathered together),
+ * outside a dataset (a member's end may be collective), none whose bytes
+ * meet an earlier one's where either writes (alone, a request's end
+ * agreement orders its bytes before the next request's on every process;
+ * in a batch nothing does), and only while the batch's extents fit in the
  * largest buffer hint (every request is prepared, its buffers held,
- * before the first one runs). Each process counts only requests it could join,
- * so the least count is one every process can honour; the decision uses
- * agreed numbers only. If the first request's agreement fails on one
+ * before the first one runs). Each process counts only requests it could
+ * join, so the least count is one every process can honour; the decision
+ * uses agreed numbers only. If the first request's agreement fails on one
  * process alone (MPI itself failing there), that process takes no batch
  * while the others may: a second failure at once, as darray__agree_first
  * says, cannot be made safe.

@@ -5,7 +5,9 @@
  * async_merge.c - requests moved as one access (darray_async = thread):
  * several whole arrays stored one right after another, read or written
  * by requests that the I/O thread finds queued together, are planned,
- * prepared and moved as one call over a composite array.
+ * prepared and moved as one call over a composite array; several
+ * sections of one array, as one call whose every process has several
+ * boxes (the end of this comment).
  *
  * Which requests merge (darray__merge_follows, asked by batch_of in
  * async.c while it forms a batch): a chain of whole-array requests of one
@@ -55,6 +57,23 @@
  * the composite is dropped and each request that may go on is prepared
  * and agreed on, run and freed one after another (one more round each:
  * the failure path), so the bound above still holds.
+ *
+ * Sections (merge_sections): a chain of section requests of one
+ * operation on arrays alike at the same displacement, each box of this
+ * process apart from its boxes before it in the chain (apart_from_chain;
+ * the least length over the processes is taken, as above). No composite
+ * description: the access is the array's, every process with n boxes
+ * (xfer_t.msec; access.c cuts other processes' runs at their boxes), this
+ * process's box k in request k's buffer. The other requests' local checks
+ * and the access's memory are agreed on in one round; then one allgather
+ * of every process's n boxes (all checked by then), and for writes no two
+ * boxes may meet (two requests writing the same bytes keep their order
+ * only one after the other: the chain breaks, the same way everywhere);
+ * then the plan and the preparation, agreed on in one more round. Rounds:
+ * the first request's two, those two, and the results': 5 and 2 gathers
+ * for n sections, against 3 and a gather each alone. A broken chain of
+ * sections runs each request as a section call runs (the first one
+ * prepared again under its plan).
  */
 #include "async/async_impl.h"
 #include "agree.h"
@@ -85,13 +104,38 @@ static bool alike(const darray_desc_t *a, const darray_desc_t *b) {
   return true;
 }
 
+/* This process's box of a section request, as gathered: (start, count). */
+static void box_of(const async_req_t *r, int nd, int64_t *box) {
+  for (int d = 0; d < nd; d++) {
+    box[d] = r->c.g.start[d];
+    box[nd + d] = r->c.g.count[d];
+  }
+}
+
+/* Sections: p's box meets none of the chain's boxes before it on this
+ * process (its own cells stay apart, one buffer each). */
+static bool apart_from_chain(const async_req_t *first, const async_req_t *p) {
+  int nd = first->c.view.d.ndims;
+  int64_t a[2 * DARRAY_MAX_DIMS], b[2 * DARRAY_MAX_DIMS];
+  box_of(p, nd, a);
+  for (const async_req_t *r = first; r != NULL && r != p; r = r->next) {
+    box_of(r, nd, b);
+    if (darray__boxes_meet(a, b, nd))
+      return false;
+  }
+  return true;
+}
+
 bool darray__merge_follows(const async_req_t *first, const async_req_t *prev,
                            const async_req_t *p) {
   const xcall_t *c0 = &first->c, *c = &p->c;
-  if (first->sync || p->sync || c0->section || c->section ||
+  if (first->sync || p->sync || c0->section != c->section ||
       c0->member >= 0 || c->member >= 0 || c0->x.write != c->x.write ||
       !c0->view.committed || !c->view.committed)
     return false;
+  if (c0->section) /* sections of one array, each a box of its own */
+    return alike(&c0->view.d, &c->view.d) &&
+           c0->view.d.disp == c->view.d.disp && apart_from_chain(first, p);
   return c0->view.d.ndims < DARRAY_MAX_DIMS &&
          alike(&c0->view.d, &c->view.d) && prev->hi < INT64_MAX &&
          p->lo == prev->hi;
@@ -160,14 +204,15 @@ static int composite_cells(merge_t *m, async_req_t **b, int n, char *base) {
   return DARRAY_SUCCESS;
 }
 
-/* The composite call of requests b[0..n) (local). */
-static int merge_build(merge_t *m, async_req_t **b, int n) {
+/* What every merged access starts from: the first request's call,
+ * array and operation, a name for messages, and the lowest of the
+ * requests' buffers (memory offsets are taken from it). */
+static char *merge_start(merge_t *m, async_req_t **b, int n) {
   xcall_t *c0 = &b[0]->c, *c = &m->c;
   memset(m, 0, sizeof *m);
   c->x.f = c0->x.f;
   c->x.write = c0->x.write;
   c->x.a = &c->view;
-  c->x.merged = n;
   c->member = -1;
   c->view = c0->view;
   c->number = c0->number;
@@ -176,14 +221,21 @@ static int merge_build(merge_t *m, async_req_t **b, int n) {
            darray__xcall_name(c0), n);
   c->x.entry = m->name;
   darray__io_call_init(&c->x.io, &c->x.f->io, &c->x.stats);
-  char *base = NULL; /* the lowest buffer */
+  char *base = NULL;
   for (int k = 0; k < n; k++) {
     char *p = b[k]->c.x.buf;
     if (p != NULL && (base == NULL || (uintptr_t)p < (uintptr_t)base))
       base = p;
   }
   c->x.buf = base;
-  int rc = composite_desc(&c->view.d, n, c->x.msg);
+  return base;
+}
+
+/* The composite call of whole-array requests b[0..n) (local). */
+static int merge_build(merge_t *m, async_req_t **b, int n) {
+  char *base = merge_start(m, b, n);
+  m->c.x.merged = n;
+  int rc = composite_desc(&m->c.view.d, n, m->c.x.msg);
   if (rc == DARRAY_SUCCESS)
     rc = composite_cells(m, b, n, base);
   return rc;
@@ -205,6 +257,24 @@ static int merge_end(merge_t *m, int rc) {
   return rc;
 }
 
+/* Every process agreed on the merged access: it moves the bytes of all
+ * n requests, each of which gets its result. */
+static void run_whole(merge_t *m, async_req_t **b, int n, int *rcs) {
+  xcall_t *c = &m->c;
+  int rc = darray__xcall_run(c);
+  rc = merge_end(m, rc);
+  darray__stats_fold(&b[0]->c.x.stats, &c->x.stats);
+  for (int i = 0; i < n; i++) {
+    xfer_t *x = &b[i]->c.x;
+    x->strategy = c->x.strategy;
+    rcs[i] = rc;
+    if (rc != DARRAY_SUCCESS)
+      memcpy(x->msg, c->x.msg, sizeof x->msg);
+  }
+  darray__async_count_add(&merged, 1);
+  free(m);
+}
+
 /* Run request r alone (the chain is broken): prepared and agreed on
  * again unless prepared (one round), run, its buffers freed. */
 static int run_alone(async_req_t *r, bool prepared, int rc) {
@@ -216,37 +286,13 @@ static int run_alone(async_req_t *r, bool prepared, int rc) {
   return rc;
 }
 
-void darray__async_merge(async_req_t **b, int n, int *rcs) {
-  enum { M = DARRAY_AGREE_EACH_MAX };
-  int64_t vals[M * 4];
-  int pre[M], bads[M], ag[M];
-  char *msgs[M];
+/* The chain's agreement (one round) on rcs[1..n]: requests b[1..n) and
+ * the merged access's slot n, with their values; a failure of the
+ * allreduce here alone is each request's, told at its end. Returns
+ * whether every slot succeeded. */
+static bool agree_chain(async_req_t **b, int n, int *rcs, char **msgs,
+                        int64_t *vals, int *bads) {
   darray_file_t f = b[0]->c.x.f;
-  merge_t *m = calloc(1, sizeof *m);
-  unprepare(&b[0]->c.x); /* begun and agreed on: the composite moves it */
-  for (int i = 1; i < n; i++) {
-    rcs[i] = darray__xcall_begin_plan(&b[i]->c, vals + 4 * (i - 1), &pre[i]);
-    msgs[i] = b[i]->c.x.msg;
-    bads[i] = -1;
-  }
-  /* slot n: the composite's preparation, and that its plan is the same
-   * everywhere */
-  int64_t *cv = vals + 4 * (n - 1);
-  memset(cv, 0, sizeof *cv * 4);
-  char nomem[DARRAY_ERRMSG_LEN]; /* the agreement may tell into it */
-  if (m == NULL) {
-    rcs[n] = DARRAY_ENOMEM;
-    msgs[n] = nomem;
-    snprintf(nomem, sizeof nomem, "out of memory");
-  } else {
-    rcs[n] = merge_build(m, b, n);
-    msgs[n] = m->c.x.msg;
-    if (rcs[n] == DARRAY_SUCCESS) {
-      m->c.rc0 = DARRAY_SUCCESS;
-      rcs[n] = darray__xcall_begin_merged(&m->c, cv, &pre[0]);
-    }
-  }
-  bads[n] = -1;
   f->rounds++;
   int64_t *prev = darray__coll_into(&b[1]->c.x.stats.collectives);
   int ok = darray__agree_each(f->comm, n, rcs + 1, msgs + 1, vals, 4,
@@ -259,25 +305,55 @@ void darray__async_merge(async_req_t **b, int n, int *rcs) {
                                    "MPI_Allreduce failed while agreeing "
                                    "on the arguments");
     whole = whole && rcs[i] == DARRAY_SUCCESS;
-    ag[i] = rcs[i];
   }
+  return whole;
+}
+
+/* The merged access's slot in the chain's agreement when it could not be
+ * allocated. */
+static merge_t *merge_alloc(int *rc, char **msg, char *nomem, size_t len) {
+  merge_t *m = calloc(1, sizeof *m);
+  *rc = DARRAY_SUCCESS;
+  if (m == NULL) {
+    *rc = DARRAY_ENOMEM;
+    *msg = nomem;
+    snprintf(nomem, len, "out of memory");
+  }
+  return m;
+}
+
+static void merge_arrays(async_req_t **b, int n, int *rcs) {
+  enum { M = DARRAY_AGREE_EACH_MAX };
+  int64_t vals[M * 4];
+  int pre[M], bads[M + 1], ag[M + 1];
+  char *msgs[M + 1], nomem[DARRAY_ERRMSG_LEN];
+  for (int i = 1; i < n; i++) {
+    rcs[i] = darray__xcall_begin_plan(&b[i]->c, vals + 4 * (i - 1), &pre[i]);
+    msgs[i] = b[i]->c.x.msg;
+    bads[i] = -1;
+  }
+  /* slot n: the composite's preparation, and that its plan is the same
+   * everywhere */
+  int64_t *cv = vals + 4 * (n - 1);
+  memset(cv, 0, sizeof *cv * 4);
+  merge_t *m = merge_alloc(&rcs[n], &msgs[n], nomem, sizeof nomem);
+  if (m != NULL) {
+    rcs[n] = merge_build(m, b, n);
+    msgs[n] = m->c.x.msg;
+    if (rcs[n] == DARRAY_SUCCESS) {
+      m->c.rc0 = DARRAY_SUCCESS;
+      rcs[n] = darray__xcall_begin_merged(&m->c, cv, &pre[0]);
+    }
+  }
+  bads[n] = -1;
+  bool whole = agree_chain(b, n, rcs, msgs, vals, bads);
+  for (int i = 1; i <= n; i++)
+    ag[i] = rcs[i];
   for (int i = 1; i < n; i++)
     rcs[i] = darray__xcall_begin_agreed(&b[i]->c, rcs[i], bads[i],
                                         vals + 4 * (i - 1), pre[i]);
   if (whole) { /* one access for all */
-    xcall_t *c = &m->c;
-    int rc = darray__xcall_run(c);
-    rc = merge_end(m, rc);
-    darray__stats_fold(&b[0]->c.x.stats, &c->x.stats);
-    for (int i = 0; i < n; i++) {
-      xfer_t *x = &b[i]->c.x;
-      x->strategy = c->x.strategy;
-      rcs[i] = rc;
-      if (rc != DARRAY_SUCCESS)
-        memcpy(x->msg, c->x.msg, sizeof x->msg);
-    }
-    darray__async_count_add(&merged, 1);
-    free(m);
+    run_whole(m, b, n, rcs);
     return;
   }
   if (m != NULL)
@@ -289,4 +365,132 @@ void darray__async_merge(async_req_t **b, int n, int *rcs) {
   for (int i = 0; i < n; i++)
     if (rcs[i] == DARRAY_SUCCESS)
       rcs[i] = run_alone(b[i], i > 0 && ag[i] != DARRAY_SUCCESS, rcs[i]);
+}
+
+/* ---- sections of one array ------------------------------------------- */
+
+/* After the chain's agreement (every request's box inside the array, on
+ * every process): this process's n boxes as the access's cells, box k in
+ * request k's buffer (offsets from base); every process's n boxes,
+ * gathered (collective); for writes, no two boxes may meet: two requests
+ * that write the same bytes keep their order only one after the other
+ * (the chain breaks, the same outcome everywhere: the same boxes). */
+static int sections_gather(merge_t *m, async_req_t **b, int n, char *base) {
+  xfer_t *x = &m->c.x;
+  darray_s_t *v = &m->c.view;
+  int nd = v->d.ndims, per = 2 * nd * n;
+  int64_t mine[2 * DARRAY_MAX_DIMS * DARRAY_AGREE_EACH_MAX];
+  v->local_count = 0;
+  for (int k = 0; k < n; k++) {
+    const xcall_t *ck = &b[k]->c;
+    section_t *t = &m->sec[k];
+    darray__section_box(&ck->view, ck->g.start, ck->g.count, ck->g.order, t);
+    t->mem_base = ck->x.buf != NULL
+                      ? (int64_t)((uintptr_t)ck->x.buf - (uintptr_t)base)
+                      : 0;
+    box_of(b[k], nd, mine + 2 * nd * k);
+    v->local_count += t->alloc_bytes / v->d.esize;
+  }
+  v->local_bytes = v->local_count * v->d.esize;
+  v->sec = m->sec;
+  v->nsec = n;
+  x->msec = n;
+  MPI_Request req;
+  darray__coll();
+  if (MPI_Iallgather(mine, per, MPI_INT64_T, x->boxes_owned, per,
+                     MPI_INT64_T, x->f->comm, &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
+  x->boxes = x->boxes_owned;
+  int64_t all = (int64_t)v->d.nprocs * n;
+  for (int64_t i = 0; x->write && i < all; i++)
+    for (int64_t j = i + 1; j < all; j++)
+      if (darray__boxes_meet(x->boxes + 2 * nd * i, x->boxes + 2 * nd * j,
+                             nd))
+        return darray__err(x->msg, DARRAY_EOVERLAP, "the requests' "
+                           "sections overlap: they move one by one");
+  return DARRAY_SUCCESS;
+}
+
+/* The merged access of section requests b[0..n) once the chain is agreed
+ * on: its boxes (sections_gather), its plan and preparation, and their
+ * agreement (one round). */
+static int sections_begin(merge_t *m, async_req_t **b, int n) {
+  int64_t cv[4] = {0, 0, 0, 0};
+  int pre, bad = -1;
+  int rc = sections_gather(m, b, n, m->c.x.buf);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__xcall_begin_merged(&m->c, cv, &pre);
+  darray_file_t f = m->c.x.f;
+  char *msg = m->c.x.msg;
+  f->rounds++;
+  int64_t *prev = darray__coll_into(&b[0]->c.x.stats.collectives);
+  if (darray__agree_each(f->comm, 1, &rc, &msg, cv, 4, &bad) !=
+      DARRAY_SUCCESS)
+    rc = DARRAY_EMPI; /* here alone: the requests move one by one, and
+                         their own agreements tell */
+  darray__coll_into(prev);
+  return rc;
+}
+
+/* Request r of a broken chain of sections, alone: the first one prepared
+ * again (its plan stands; one round), the others begun as a section call
+ * is (two rounds and the gather), run, its buffers freed. */
+static int run_section_alone(async_req_t *r, bool first) {
+  int rc = first ? darray__xcall_reprepare(&r->c) : darray__xcall_begin(&r->c);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__xcall_run(&r->c);
+  unprepare(&r->c.x);
+  return rc;
+}
+
+static void merge_sections(async_req_t **b, int n, int *rcs) {
+  enum { M = DARRAY_AGREE_EACH_MAX };
+  int64_t vals[M * 4];
+  int bads[M + 1];
+  char *msgs[M + 1], nomem[DARRAY_ERRMSG_LEN];
+  for (int i = 1; i < n; i++) {
+    rcs[i] = darray__xcall_section_local(&b[i]->c, vals + 4 * (i - 1));
+    msgs[i] = b[i]->c.x.msg;
+    bads[i] = -1;
+  }
+  /* slot n: the merged access's memory (its boxes come after) */
+  memset(vals + 4 * (n - 1), 0, sizeof *vals * 4);
+  merge_t *m = merge_alloc(&rcs[n], &msgs[n], nomem, sizeof nomem);
+  if (m != NULL) {
+    merge_start(m, b, n);
+    msgs[n] = m->c.x.msg;
+    size_t per = 2 * (size_t)m->c.view.d.ndims * (size_t)n;
+    m->sec = malloc(sizeof *m->sec * (size_t)n);
+    m->c.x.boxes_owned =
+        malloc(sizeof(int64_t) * per * (size_t)m->c.view.d.nprocs);
+    if (m->sec == NULL || m->c.x.boxes_owned == NULL)
+      rcs[n] = darray__err(m->c.x.msg, DARRAY_ENOMEM, "out of memory");
+  }
+  bads[n] = -1;
+  bool whole = agree_chain(b, n, rcs, msgs, vals, bads);
+  for (int i = 1; i < n; i++)
+    rcs[i] = darray__xcall_section_agreed(&b[i]->c, rcs[i], bads[i],
+                                          vals + 4 * (i - 1));
+  if (whole && sections_begin(m, b, n) == DARRAY_SUCCESS) {
+    run_whole(m, b, n, rcs);
+    return;
+  }
+  if (m != NULL) {
+    merge_end(m, DARRAY_SUCCESS);
+    free(m->c.x.boxes_owned); /* when not begun */
+  }
+  free(m);
+  for (int i = 0; i < n; i++) /* broken: one after another */
+    if (rcs[i] == DARRAY_SUCCESS)
+      rcs[i] = run_section_alone(b[i], i == 0);
+}
+
+void darray__async_merge(async_req_t **b, int n, int *rcs) {
+  unprepare(&b[0]->c.x); /* begun and agreed on: the merged access moves
+                            it */
+  if (b[0]->c.section)
+    merge_sections(b, n, rcs);
+  else
+    merge_arrays(b, n, rcs);
 }

@@ -68,7 +68,8 @@ int darray__async_execute(int mode, xcall_t *c, bool sync) {
 
 /* thread: whether r may share agreements with the requests around it
  * (async_batch.c says why these). first: the batch's first request, whose
- * begin runs alone. */
+ * begin runs alone, or a request of a chain (sections chain too:
+ * async_merge.c gathers their boxes together). */
 static bool joinable(const async_req_t *r, bool first) {
   return !r->sync && r->c.member < 0 && (first || !r->c.section);
 }
@@ -115,7 +116,7 @@ static int batch_of(async_file_t *q, async_req_t *r, async_req_t **b,
     return 1;
   for (async_req_t *p = r->next;
        p != NULL && n < DARRAY_AGREE_EACH_MAX - 1 && p->state == R_QUEUED &&
-       p->order <= upto && joinable(p, false) &&
+       p->order <= upto && joinable(p, true) &&
        darray__merge_follows(r, b[n - 1], p);
        p = p->next)
     b[n++] = p;
