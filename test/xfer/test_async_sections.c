@@ -35,8 +35,11 @@
  *  - request 1 of rank 0 meets its own request 0: rank 0's chain stops
  *    there, so request 0 moves alone, then requests 1..K-1 as one access;
  *  - request 2 of the last rank reaches past the array: that request
- *    fails with DARRAY_EINDEX on every process (nothing of it written),
- *    the others succeed.
+ *    fails with DARRAY_EINDEX on every process (nothing of it written;
+ *    its buffer is never touched), the others succeed.
+ * With fault injection, the last rank's first write call fails with EIO
+ * in a merged access of K section writes: every wait reports it on every
+ * rank, the message naming the merged call.
  * Run: mpiexec -n 1..4 ./test_async_sections
  */
 #include "testutil.h"
@@ -287,6 +290,40 @@ static void not_merged(darray_t a, const char *path, int how,
   free(want);
 }
 
+/* The last rank's first write call fails (EIO) in a merged access of K
+ * section writes: every wait reports it on every rank, with the message
+ * naming the merged call. */
+static void transfer_fault(darray_t a, const char *path,
+                           const unsigned char *all) {
+  if (!tu_fault_injection()) {
+    tu_skip_part("a fault in a merged access", "no --enable-fault-injection");
+    return;
+  }
+  box_t b[K];
+  own_boxes(b, me, all);
+  tu_arrays_write(&layout, path, (bool[]){false});
+  char rule[80];
+  snprintf(rule, sizeof rule, "op=write,index=1,error=EIO,rank=%d", P - 1);
+  setenv("DARRAYIO_FAULT", rule, 1);
+  darray_file_t f = open_file(path, "darray_strategy=direct");
+  unsetenv("DARRAYIO_FAULT");
+  darray_request_t req[K];
+  int64_t m0 = darray__async_merged();
+  darray__async_hold(true);
+  for (int k = 0; k < K; k++)
+    TU_OK(darray_iwrite_section(f, a, b[k].start, b[k].count, b[k].order,
+                                b[k].buf, &req[k]));
+  darray__async_hold(false);
+  for (int k = 0; k < K; k++) {
+    TU_EQ_CODE(darray_wait(f, &req[k]), DARRAY_EIO);
+    tu_expect_failure_messages(darray_file_errmsg(f), "input/output",
+                               "(merged)", "a fault in merged sections");
+  }
+  TU_EQ_I64(darray__async_merged() - m0, 1);
+  TU_OK(darray_file_close(&f));
+  free_boxes(b, K);
+}
+
 int main(int argc, char **argv) {
   if (tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE) <
       MPI_THREAD_MULTIPLE)
@@ -315,6 +352,8 @@ int main(int argc, char **argv) {
     for (int how = 0; how < 3; how++)
       if (how != 0 || P >= 2)
         not_merged(a, path, how, all, all2, none);
+    if (o == 0)
+      transfer_fault(a, path, all);
     darray_free(&a);
   }
   free(all);
