@@ -79,7 +79,9 @@ const char *darray__async_text(const darray_file_s_t *f) {
            "queued together share their agreements; whole-array requests "
            "of one operation on arrays alike but for their displacement, "
            "posted in file order, each array starting where the one before "
-           "it ends, move as one access); the program computes meanwhile";
+           "it ends, move as one access, and so do section requests of one "
+           "operation on one array whose boxes stay apart); the program "
+           "computes meanwhile";
   case DARRAY_ASYNC_FILES:
     return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
            "direct and sieve transfers on the posix and subfiles back ends "
