@@ -49,6 +49,7 @@ typedef struct options {
   int same_file; /* --same-file: reads see files written one way */
   int rotate;    /* --rotate: run k of every method before run k + 1 */
   int64_t slab; /* slabs: planes per call (0: the default) */
+  int slab_group; /* slabs: slabs per step (0: 1) */
   int arrays;   /* multi: arrays per step (0: the default) */
   double compute; /* --compute S: a compute phase of S seconds per dump */
   int fsync;      /* --fsync: each dump synced inside the timed region */
@@ -99,7 +100,9 @@ typedef struct pattern {
   MPI_Datatype etype, ftype, mtype; /* MPI-IO view, as the programs do */
   /* steps (slabs) */
   int nsteps;
-  int64_t slab;           /* planes per slab; 0 for the other patterns */
+  int64_t slab;           /* planes per step; 0 for the other patterns */
+  int64_t subslab;        /* slabs: planes per darrayio call (slab, or
+                             slab / --slab-group) */
   int64_t gsize[3];       /* slabs: the global array */
   int64_t gstart[3];      /* block arrays: this rank's block's first index */
   int grid0;              /* slabs: processes along the slowest dimension */
@@ -202,6 +205,13 @@ int bench_parse(int argc, char **argv, options_t *o, int rank);
 /* bench_pattern.c */
 int bench_pattern_build(bench_t *b);
 void bench_pattern_step(pattern_t *p, int step);
+/* Slabs: the calls darrayio moves a step in (--slab-group: the step's
+ * section cut into pieces of subslab planes, the same number on every
+ * rank), and piece g's start and count; returns the byte offset of its
+ * elements in the step's buffer. */
+int bench_slab_pieces(const pattern_t *p);
+int64_t bench_slab_piece(const pattern_t *p, int g, int64_t *start,
+                         int64_t *count);
 void bench_pattern_free(pattern_t *p);
 MPI_Info bench_info(const char *hints);
 /* Add "k=v;k=v" hints to info (NULL: none). */

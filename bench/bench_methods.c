@@ -211,10 +211,15 @@ static int da_section(bench_t *b, mstate_t *s, int write, int step) {
   int verbose = s->explain && step == 0 && getenv("DARRAYIO_VERBOSE") == NULL;
   if (verbose)
     setenv("DARRAYIO_VERBOSE", "1", 1);
-  int rc = write ? darray_write_section(s->df, p->darr, p->start, p->count,
-                                        DARRAY_ORDER_C, s->buf)
-                 : darray_read_section(s->df, p->darr, p->start, p->count,
-                                       DARRAY_ORDER_C, s->buf);
+  int rc = 0;
+  for (int g = 0; g < bench_slab_pieces(p) && rc == 0; g++) {
+    int64_t start[3], count[3];
+    char *buf = (char *)s->buf + bench_slab_piece(p, g, start, count);
+    rc = write ? darray_write_section(s->df, p->darr, start, count,
+                                      DARRAY_ORDER_C, buf)
+               : darray_read_section(s->df, p->darr, start, count,
+                                     DARRAY_ORDER_C, buf);
+  }
   if (verbose) {
     fflush(stderr);
     unsetenv("DARRAYIO_VERBOSE");
@@ -248,19 +253,24 @@ static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   return rc ? -1 : 0;
 }
 
-/* Post array k of the step: the slab of a sweep, or a whole array. The
- * description is copied at post: the next array may move it at once. */
+/* Post array k of the step, or for a sweep its slab k (of the step's
+ * --slab-group). The description is copied at post: the next array may
+ * move it at once. */
 static int da_post_array(bench_t *b, mstate_t *s, int write, int dump,
                          int k) {
   const pattern_t *p = &b->p;
   darray_request_t *req = &s->req[s->nreq];
+  if (p->slab) {
+    int64_t start[3], count[3];
+    char *buf = (char *)s->buf + bench_slab_piece(p, k, start, count);
+    darray_set_displacement(p->darr, dump * dump_bytes(b));
+    return write ? darray_iwrite_section(s->df, p->darr, start, count,
+                                         DARRAY_ORDER_C, buf, req)
+                 : darray_iread_section(s->df, p->darr, start, count,
+                                        DARRAY_ORDER_C, buf, req);
+  }
   void *buf = array_buf(b, s, k);
   darray_set_displacement(p->darr, array_disp(b, dump, k));
-  if (p->slab)
-    return write ? darray_iwrite_section(s->df, p->darr, p->start, p->count,
-                                         DARRAY_ORDER_C, buf, req)
-                 : darray_iread_section(s->df, p->darr, p->start, p->count,
-                                        DARRAY_ORDER_C, buf, req);
   return write ? darray_iwrite(s->df, p->darr, buf, req)
                : darray_iread(s->df, p->darr, buf, req);
 }
@@ -272,7 +282,8 @@ static int da_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
   const pattern_t *p = &b->p;
   int rc = 0;
   s->nreq = 0;
-  for (int k = 0; k < p->narrays && rc == 0; k++)
+  int n = p->slab ? bench_slab_pieces(p) : p->narrays;
+  for (int k = 0; k < n && rc == 0; k++)
     if ((rc = da_post_array(b, s, write, dump, k)) == 0)
       s->nreq++;
   if (rc == 0 && write && b->o.fsync && step == p->nsteps - 1 &&

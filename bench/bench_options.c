@@ -22,6 +22,10 @@ static const char usage_text[] =
     "                  MPI_Dims_create\n"
     "  --slab S        slabs: planes of the slowest dimension per call\n"
     "                  (default 16)\n"
+    "  --slab-group G  slabs: G slabs per step (default 1): darrayio makes\n"
+    "                  G section calls of S planes (the async method posts\n"
+    "                  G requests and waits once), the other methods one\n"
+    "                  call of G*S planes\n"
     "  --arrays K      multi: dist3d arrays stored one after another in the\n"
     "                  file and moved in one step, one call each (default 8)\n"
     "  -k K            block size of cyclic: CYCLIC(K) columns (default 1)\n"
@@ -112,6 +116,8 @@ static int option_value(const char *a, const char *v, options_t *o) {
     o->k = strtoll(v, NULL, 10);
   else if (!strcmp(a, "--slab"))
     o->slab = strtoll(v, NULL, 10);
+  else if (!strcmp(a, "--slab-group"))
+    o->slab_group = atoi(v);
   else if (!strcmp(a, "--arrays"))
     o->arrays = atoi(v);
   else if (!strcmp(a, "--class") && strlen(v) == 1)
@@ -194,7 +200,8 @@ int bench_parse(int argc, char **argv, options_t *o, int rank) {
     o->n = !strcmp(o->pattern, "dist3d") || !strcmp(o->pattern, "slabs")
                ? 256 : !strcmp(o->pattern, "multi") ? 64 : 4096;
   if (o->n < 1 || o->k < 1 || o->runs < 1 || o->dumps < 0 || o->slab < 0 ||
-      o->arrays < 0 || o->compute < 0 ||
+      o->slab_group < 0 || o->slab_group > 32 || o->arrays < 0 ||
+      o->compute < 0 ||
       !strchr("SWABC", o->cls))
     return bad("(a value out of range)", rank);
   return o->methods ? check_methods(o->methods, rank) : 0;

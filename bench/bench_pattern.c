@@ -211,7 +211,9 @@ static int build_slabs(bench_t *b, int *ps) {
   int64_t n = b->o.n, g[3] = {n, n, n};
   if (make_grid(b, 3, ps) || block_array(b, 3, g, ps))
     return -1;
-  p->slab = b->o.slab ? b->o.slab : 16;
+  p->subslab = b->o.slab ? b->o.slab : 16;
+  int group = b->o.slab_group > 0 ? b->o.slab_group : 1;
+  p->slab = p->subslab * group; /* a step: group slabs */
   p->grid0 = ps[0];
   p->block = p->box[0];
   for (int d = 0; d < 3; d++)
@@ -223,9 +225,24 @@ static int build_slabs(bench_t *b, int *ps) {
   p->buf_elems = (p->slab < p->block.count[0] ? p->slab : p->block.count[0]) *
                  p->block.count[1] * p->block.count[2];
   snprintf(p->label, sizeof p->label, "N=%lld int32, grid %dx%dx%d, slabs "
-           "of %lld planes, %d steps", (long long)n, ps[0], ps[1], ps[2],
-           (long long)p->slab, p->nsteps);
+           "of %lld planes, %d per step, %d steps", (long long)n, ps[0],
+           ps[1], ps[2], (long long)p->subslab, group, p->nsteps);
   return 0;
+}
+
+int bench_slab_pieces(const pattern_t *p) {
+  return (int)((p->slab + p->subslab - 1) / p->subslab);
+}
+
+int64_t bench_slab_piece(const pattern_t *p, int g, int64_t *start,
+                         int64_t *count) {
+  int64_t at = (int64_t)g * p->subslab, left = p->count[0] - at;
+  int64_t cnt = left <= 0 ? 0 : left < p->subslab ? left : p->subslab;
+  for (int d = 0; d < 3; d++) {
+    start[d] = cnt == 0 ? 0 : p->start[d] + (d == 0 ? at : 0);
+    count[d] = cnt == 0 ? 0 : d == 0 ? cnt : p->count[d];
+  }
+  return cnt == 0 ? 0 : at * p->count[1] * p->count[2] * p->esize;
 }
 
 /* Point the pattern at step `step` of the sweep: this rank's slab (its box

@@ -326,8 +326,11 @@ static void start(bench_t *b, const method_t *m, mstate_t *s, result_t r[2]) {
     r[w].t = calloc((size_t)b->o.runs, sizeof(double));
     r[w].tc = calloc((size_t)b->o.runs, sizeof(double));
   }
-  /* nonblocking methods: a request per array of a step, and a sync */
-  s->req = calloc((size_t)b->p.narrays + 1, sizeof *s->req);
+  /* nonblocking methods: a request per array (or slab) of a step, and a
+   * sync */
+  int nreq = b->p.slab ? bench_slab_pieces(&b->p) : b->p.narrays;
+  s->req = calloc((size_t)(nreq > b->p.narrays ? nreq : b->p.narrays) + 1,
+                  sizeof *s->req);
   s->mreq = calloc((size_t)b->p.narrays, sizeof *s->mreq);
   if (method_buffer(b, s) != 0 || r[0].t == NULL || r[1].t == NULL ||
       r[0].tc == NULL || r[1].tc == NULL || s->req == NULL ||
