@@ -4,7 +4,8 @@
 #
 # bench_small.sh - bench/darrayio-bench on a tiny case, so that its
 # methods keep working between measurements: -h/--help prints the usage and
-# exits with 0; DIST3D N=16 and the slab sweep, every darrayio method, the
+# exits with 0; DIST3D N=16 and the slab sweep (also in groups of 3 slabs
+# of 2 planes: the last step's third slab empty), every darrayio method, the
 # nonblocking ones (darrayio-async, mpiio-l3-async) with a compute phase
 # (--compute) and --fsync, one run each, write and read: the benchmark
 # checks every byte it wrote (on disk) and read (in memory) against its
@@ -45,7 +46,8 @@ done
 methods=darrayio-auto,darrayio-direct,darrayio-sieve,darrayio-twophase
 methods=$methods,darrayio-static,darrayio-groups,darrayio-async,mpiio-l3,mpiio-l3-async
 for np in ${DARRAY_TEST_NP:-1 2}; do
-  for pat in "--pattern dist3d -n 16" "--pattern slabs -n 16 --slab 4"; do
+  for pat in "--pattern dist3d -n 16" "--pattern slabs -n 16 --slab 4" \
+    "--pattern slabs -n 16 --slab 2 --slab-group 3"; do
     log=$tmp/out
     # shellcheck disable=SC2086
     DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$bench" $pat --runs 1 \
