@@ -97,6 +97,10 @@ DARRAY_HIDDEN int darray__wait_all(int n, MPI_Request *req);
  * default): the I/O threads of nonblocking requests sleep, so that the
  * program computing beside them keeps its cores (wait.c). */
 DARRAY_HIDDEN void darray__wait_sleeps(bool on);
+/* A program thread waits for an I/O thread (on: it starts, off: it ends;
+ * async_complete.c): while any does, the I/O threads' waits yield instead
+ * of sleeping, since no computation needs the cores they would leave. */
+DARRAY_HIDDEN void darray__wait_program(bool on);
 /* The cost (ns) of one synchronization of comm's processes: CORE with a
  * core per process, SHARED when a node runs more processes than it has
  * cores; measured once per user communicator and kept as its attribute

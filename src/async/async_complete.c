@@ -8,16 +8,20 @@
  * async.h says where each phase of a request runs).
  */
 #include "async/async_impl.h"
+#include "agree.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 /* ---- waiting for the I/O thread ------------------------------------------ */
 
+/* The program's thread waits for the file's thread (darray__wait_program:
+ * the I/O threads then poll without sleeping). */
 void darray__async_idle(darray_file_t f) {
   async_file_t *q = f->async;
   if (q == NULL || !q->thread_on)
     return;
+  darray__wait_program(true);
   if (q->lazy)
     darray__async_run_here(q, NULL);
   else
@@ -26,9 +30,11 @@ void darray__async_idle(darray_file_t f) {
   while (q->queued > 0)
     pthread_cond_wait(&q->done, &q->mu);
   pthread_mutex_unlock(&q->mu);
+  darray__wait_program(false);
 }
 
 static void wait_state(async_file_t *q, async_req_t *r) {
+  darray__wait_program(true);
   if (q->lazy)
     darray__async_run_here(q, r);
   else
@@ -37,6 +43,7 @@ static void wait_state(async_file_t *q, async_req_t *r) {
   while (r->state == R_QUEUED)
     pthread_cond_wait(&q->done, &q->mu);
   pthread_mutex_unlock(&q->mu);
+  darray__wait_program(false);
 }
 
 /* Let the file's thread go back to the pool (at close). */
