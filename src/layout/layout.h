@@ -33,6 +33,12 @@ typedef struct layout_secit {
   bool mem_contig;
   bool base_ok;               /* base_* hold the dims before depth */
   int64_t base_foff, base_moff;
+  /* with base_ok, per file-order dim i < depth: its global index g, the
+   * position within its block t, and the file and memory offsets of dims
+   * 0..i (pf, pm); dims from `dirty` on have moved since base_* */
+  int64_t g[DARRAY_MAX_DIMS], t[DARRAY_MAX_DIMS];
+  int64_t pf[DARRAY_MAX_DIMS], pm[DARRAY_MAX_DIMS];
+  int dirty;
 } layout_secit_t;
 
 /* Iterator over all runs of a rank, merged across sections in file order. */

@@ -55,6 +55,7 @@ static void secit_init(layout_secit_t *it, const darray_desc_t *a,
   it->mem_contig = runs_mem_contig(a, sec, it->depth);
   it->done = false;
   it->base_ok = false;
+  it->dirty = it->depth;
   for (int d = 0; d < a->ndims; d++) {
     if (sec->set[d].count == 0)
       it->done = true;
@@ -62,23 +63,41 @@ static void secit_init(layout_secit_t *it, const darray_desc_t *a,
   }
 }
 
-/* The run at the iterator's current position. */
+/* The offsets of the slower dimensions from dimension `from` on, from
+ * their global indices (g) and positions. */
+static void secit_base(layout_secit_t *it, const darray_desc_t *a,
+                       const section_t *sec, int from) {
+  int64_t foff = from > 0 ? it->pf[from - 1] : a->disp;
+  int64_t moff = from > 0 ? it->pm[from - 1] : sec->mem_base;
+  for (int i = from; i < it->depth; i++) {
+    int d = a->perm[i];
+    foff += it->g[i] * a->fstride[d];
+    moff += it->pos[i] * sec->mem_stride[d];
+    it->pf[i] = foff;
+    it->pm[i] = moff;
+  }
+  it->base_foff = foff;
+  it->base_moff = moff;
+  it->dirty = it->depth;
+}
+
 /* The run at the iterator's current position. The offsets of the slower
- * dimensions are cached until the odometer carries past the run
- * dimension, so consecutive runs of a row cost a few multiplications. */
+ * dimensions are kept per dimension, and the odometer moves their global
+ * indices by addition (secit_advance), so a run whose row moved by one
+ * costs one dimension's offsets; after a jump (base_ok false: the
+ * positions were set from outside) every global index is computed. */
 static void secit_run(layout_secit_t *it, const darray_desc_t *a,
                       const section_t *sec, int secno, layout_run_t *r) {
   if (!it->base_ok) {
-    int64_t foff = a->disp, moff = sec->mem_base;
     for (int i = 0; i < it->depth; i++) {
-      int d = a->perm[i];
-      foff +=
-          darray__dist_set_global(&sec->set[d], it->pos[i]) * a->fstride[d];
-      moff += it->pos[i] * sec->mem_stride[d];
+      const dist_set_t *s = &sec->set[a->perm[i]];
+      it->g[i] = darray__dist_set_global(s, it->pos[i]);
+      it->t[i] = it->pos[i] % s->block;
     }
-    it->base_foff = foff;
-    it->base_moff = moff;
+    secit_base(it, a, sec, 0);
     it->base_ok = true;
+  } else if (it->dirty < it->depth) {
+    secit_base(it, a, sec, it->dirty);
   }
   int64_t foff = it->base_foff, moff = it->base_moff;
   int d = a->perm[it->depth];
@@ -93,15 +112,36 @@ static void secit_run(layout_secit_t *it, const darray_desc_t *a,
   r->mem_contig = it->mem_contig;
 }
 
+/* Slower dimension i (< depth) moved to its next position (next), or
+ * back to its first: its global index follows by addition (the next
+ * block starts stride - block + 1 after a block's last index). */
+static void secit_moved(layout_secit_t *it, const dist_set_t *s, int i,
+                        bool next) {
+  if (!next) {
+    it->g[i] = s->first;
+    it->t[i] = 0;
+  } else if (++it->t[i] == s->block) {
+    it->t[i] = 0;
+    it->g[i] += s->stride - s->block + 1;
+  } else {
+    it->g[i]++;
+  }
+  if (i < it->dirty)
+    it->dirty = i;
+}
+
 static void secit_advance(layout_secit_t *it, const darray_desc_t *a,
                           const section_t *sec) {
   for (int i = it->depth; i >= 0; i--) {
     const dist_set_t *s = &sec->set[a->perm[i]];
     int64_t lim = i == it->depth ? s->count : darray__dist_set_size(s);
-    if (++it->pos[i] < lim)
+    bool next = ++it->pos[i] < lim;
+    if (!next)
+      it->pos[i] = 0;
+    if (i < it->depth && it->base_ok) /* a slower dimension moves */
+      secit_moved(it, s, i, next);
+    if (next)
       return;
-    it->pos[i] = 0;
-    it->base_ok = false; /* a slower dimension moves */
   }
   it->done = true;
 }
