@@ -62,5 +62,12 @@ DARRAY_HIDDEN int darray__sub_logical_end(io_file_t *f, int64_t *end);
 /* Rank 0, writable: pad every subfile to the length the logical end
  * implies, and write the record of that size. */
 DARRAY_HIDDEN int darray__sub_record(io_file_t *f);
+/* The back end's open, sync and close (io_subfiles_open.c; the table of
+ * operations is in io_subfiles.c). */
+DARRAY_HIDDEN int darray__sub_open(io_file_t *f, MPI_Comm comm,
+                                   const char *path, int mode, MPI_Info info,
+                                   char *msg, size_t msglen);
+DARRAY_HIDDEN int darray__sub_sync(io_file_t *f);
+DARRAY_HIDDEN int darray__sub_close(io_file_t *f);
 
 #endif /* DARRAYIO_IO_SUBFILES_H */
