@@ -1517,7 +1517,10 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * moves as one access, planned and prepared once (doc/planner.md,
  * "Requests moved as one access"), every request getting its result;
  * sections written by two requests of a chain that meet move one after
- * the other instead, so the later request's bytes stay. The thread starts a request as soon as it is posted, so a
+ * the other instead, so the later request's bytes stay. A failure while
+ * a merged access moves bytes is every merged request's, but for a
+ * merged read that meets the file's end: its requests are then read
+ * again one by one, so that each reports its own DARRAY_EEOF or success. The thread starts a request as soon as it is posted, so a
  * batch holds what is queued behind the request it starts; with the hint
  * `darray_async_start` = `wait` it starts nothing until the program waits,
  * tests or syncs, so that the requests posted before merge; a wait (or a

@@ -114,6 +114,26 @@ static void end_all(async_req_t **b, int n, int *rcs) {
     rcs[i] = darray__xcall_after(&b[i]->c, rcs[i]);
 }
 
+/* A merged read that every process agreed met the file's end
+ * (DARRAY_EEOF) does not say whose bytes lie past it: its requests are
+ * read again one by one, each begun, run and ended as alone (reads change
+ * nothing on disk), so that each gets its own result, as posted one by
+ * one. Only on that path: a merged access's other failures are every
+ * merged request's (darray_wait_all's documentation). */
+static void reread(async_req_t **b, int n, int *rcs) {
+  for (int i = 0; i < n; i++) {
+    xcall_t *c = &b[i]->c;
+    c->x.msg[0] = '\0';
+    c->x.late = DARRAY_SUCCESS;
+    c->x.failed_early = false;
+    c->x.batch = 0;
+    int rc = darray__xcall_begin(c);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__xcall_run(c);
+    rcs[i] = darray__xcall_end(c, rc);
+  }
+}
+
 int darray__async_batch(async_req_t **b, int nb, bool chain) {
   xcall_t *c0 = &b[0]->c;
   c0->x.batch = (chain ? MERGE_BASE : 0) + nb - 1;
@@ -133,8 +153,9 @@ int darray__async_batch(async_req_t **b, int nb, bool chain) {
     b[0]->rc = darray__xcall_end(c0, rcs[0]);
     return 1;
   }
+  bool whole = false;
   if (merge) {
-    darray__async_merge(b, n, rcs);
+    whole = darray__async_merge(b, n, rcs);
   } else {
     darray__async_begin_group(b + 1, n - 1, rcs + 1);
     for (int i = 0; i < n; i++) /* in post order */
@@ -142,6 +163,8 @@ int darray__async_batch(async_req_t **b, int nb, bool chain) {
         rcs[i] = darray__xcall_run(&b[i]->c);
   }
   end_all(b, n, rcs);
+  if (whole && !c0->x.write && rcs[0] == DARRAY_EEOF) /* agreed: all alike */
+    reread(b, n, rcs);
   for (int i = 0; i < n; i++)
     b[i]->rc = rcs[i];
   return n;

@@ -126,6 +126,8 @@ DARRAY_HIDDEN bool darray__merge_follows(const async_req_t *first,
  * as one access: begin the others, prepare the composite, agree, run;
  * rcs[0..n): the results to agree on at the end (async_merge.c; rcs has
  * room for n + 1). */
-DARRAY_HIDDEN void darray__async_merge(async_req_t **b, int n, int *rcs);
+/* Returns whether one access moved them all (async_batch.c reads a
+ * merged read that met the file's end again, request by request). */
+DARRAY_HIDDEN bool darray__async_merge(async_req_t **b, int n, int *rcs);
 
 #endif /* DARRAYIO_ASYNC_IMPL_H */

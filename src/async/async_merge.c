@@ -322,7 +322,7 @@ static merge_t *merge_alloc(int *rc, char **msg, char *nomem, size_t len) {
   return m;
 }
 
-static void merge_arrays(async_req_t **b, int n, int *rcs) {
+static bool merge_arrays(async_req_t **b, int n, int *rcs) {
   enum { M = DARRAY_AGREE_EACH_MAX };
   int64_t vals[M * 4];
   int pre[M], bads[M + 1], ag[M + 1];
@@ -354,7 +354,7 @@ static void merge_arrays(async_req_t **b, int n, int *rcs) {
                                         vals + 4 * (i - 1), pre[i]);
   if (whole) { /* one access for all */
     run_whole(m, b, n, rcs);
-    return;
+    return true;
   }
   if (m != NULL)
     merge_end(m, DARRAY_SUCCESS);
@@ -365,6 +365,7 @@ static void merge_arrays(async_req_t **b, int n, int *rcs) {
   for (int i = 0; i < n; i++)
     if (rcs[i] == DARRAY_SUCCESS)
       rcs[i] = run_alone(b[i], i > 0 && ag[i] != DARRAY_SUCCESS, rcs[i]);
+  return false;
 }
 
 /* ---- sections of one array ------------------------------------------- */
@@ -444,7 +445,7 @@ static int run_section_alone(async_req_t *r, bool first) {
   return rc;
 }
 
-static void merge_sections(async_req_t **b, int n, int *rcs) {
+static bool merge_sections(async_req_t **b, int n, int *rcs) {
   enum { M = DARRAY_AGREE_EACH_MAX };
   int64_t vals[M * 4];
   int bads[M + 1];
@@ -474,7 +475,7 @@ static void merge_sections(async_req_t **b, int n, int *rcs) {
                                           vals + 4 * (i - 1));
   if (whole && sections_begin(m, b, n) == DARRAY_SUCCESS) {
     run_whole(m, b, n, rcs);
-    return;
+    return true;
   }
   if (m != NULL) {
     merge_end(m, DARRAY_SUCCESS);
@@ -484,13 +485,13 @@ static void merge_sections(async_req_t **b, int n, int *rcs) {
   for (int i = 0; i < n; i++) /* broken: one after another */
     if (rcs[i] == DARRAY_SUCCESS)
       rcs[i] = run_section_alone(b[i], i == 0);
+  return false;
 }
 
-void darray__async_merge(async_req_t **b, int n, int *rcs) {
+bool darray__async_merge(async_req_t **b, int n, int *rcs) {
   unprepare(&b[0]->c.x); /* begun and agreed on: the merged access moves
                             it */
-  if (b[0]->c.section)
-    merge_sections(b, n, rcs);
-  else
-    merge_arrays(b, n, rcs);
+  return b[0]->c.section ? merge_sections(b, n, rcs)
+                         : merge_arrays(b, n, rcs);
 }
+

@@ -37,6 +37,9 @@
  *  - request 2 of the last rank reaches past the array: that request
  *    fails with DARRAY_EINDEX on every process (nothing of it written;
  *    its buffer is never touched), the others succeed.
+ * A file cut after row 6 (C storage order): K merged reads meet its end;
+ * read again one by one, requests 0-2 succeed with their bytes and 3-5
+ * fail with DARRAY_EEOF, on every process.
  * With fault injection, the last rank's first write call fails with EIO
  * in a merged access of K section writes: every wait reports it on every
  * rank, the message naming the merged call.
@@ -47,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int64_t darray__async_rounds(const struct darray_file_s *f);
 int64_t darray__async_merged(void);
@@ -324,6 +328,34 @@ static void transfer_fault(darray_t a, const char *path,
   free_boxes(b, K);
 }
 
+/* C storage order, the file cut after row 2E: K reads of the boxes,
+ * merged; the access meets the file's end, so the requests are read
+ * again one by one: those of rows below 2E succeed with their bytes, the
+ * others fail with DARRAY_EEOF, on every process. */
+static void past_end(darray_t a, const char *path, const unsigned char *all) {
+  enum { E = 3 };
+  box_t b[K];
+  int codes[K];
+  int64_t rounds, m;
+  own_boxes(b, me, all);
+  tu_arrays_write(&layout, path, (bool[]){true});
+  if (me == 0)
+    TU_CHECK(truncate(path, (off_t)(2 * E * C * 8)) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  darray_file_t f = open_file(path, "");
+  post_all(f, a, b, K, false, codes, &rounds, &m);
+  TU_EQ_I64(m, 1);
+  for (int k = 0; k < K; k++) {
+    TU_EQ_CODE(codes[k], k < E ? DARRAY_SUCCESS : DARRAY_EEOF);
+    if (k < E)
+      tu_compare_bytes(b[k].back, b[k].buf,
+                       8 * b[k].count[0] * b[k].count[1],
+                       "merged reads, one past the end");
+  }
+  TU_OK(darray_file_close(&f));
+  free_boxes(b, K);
+}
+
 int main(int argc, char **argv) {
   if (tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE) <
       MPI_THREAD_MULTIPLE)
@@ -352,8 +384,10 @@ int main(int argc, char **argv) {
     for (int how = 0; how < 3; how++)
       if (how != 0 || P >= 2)
         not_merged(a, path, how, all, all2, none);
-    if (o == 0)
+    if (o == 0) {
       transfer_fault(a, path, all);
+      past_end(a, path, all);
+    }
     darray_free(&a);
   }
   free(all);
