@@ -116,9 +116,13 @@ DARRAY_HIDDEN int darray__async_batch(async_req_t **b, int nb, bool chain);
  * follows it; rcs[i], each one's result (async_batch.c). */
 DARRAY_HIDDEN void darray__async_begin_group(async_req_t **b, int n,
                                              int *rcs);
+/* This process's box of section request r, as gathered: (start, count),
+ * nd values each (async_chain.c). */
+DARRAY_HIDDEN void darray__async_box_of(const async_req_t *r, int nd,
+                                        int64_t *box);
 /* Whether p, queued right after prev, continues a chain that first
  * starts: requests that may move as one access (async_merge.c says
- * which). Local, from the descriptions and extents. */
+ * which; async_chain.c). Local, from the descriptions and extents. */
 DARRAY_HIDDEN bool darray__merge_follows(const async_req_t *first,
                                          const async_req_t *prev,
                                          const async_req_t *p);

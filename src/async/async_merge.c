@@ -9,8 +9,8 @@
  * sections of one array, as one call whose every process has several
  * boxes (the end of this comment).
  *
- * Which requests merge (darray__merge_follows, asked by batch_of in
- * async.c while it forms a batch): a chain of whole-array requests of one
+ * Which requests merge (darray__merge_follows in async_chain.c, asked by
+ * batch_of in async_thread.c while it forms a batch): a chain of whole-array requests of one
  * operation, outside a dataset, posted one after another, on arrays whose
  * descriptions are alike but for the displacement (shape, element,
  * distribution, grid, storage order; the memory layouts, ghosts and
@@ -87,58 +87,6 @@ static async_count_t merged = ASYNC_COUNT_INIT; /* tests */
 
 int64_t darray__async_merged(void) {
   return darray__async_count_get(&merged);
-}
-
-/* Whether two committed descriptions are alike but for the displacement
- * and the memory layout (resolved fields: the grid and blocks commit
- * chose, the same on every process). */
-static bool alike(const darray_desc_t *a, const darray_desc_t *b) {
-  if (a->nprocs != b->nprocs || a->ndims != b->ndims || a->type != b->type ||
-      a->esize != b->esize || a->q != b->q)
-    return false;
-  for (int d = 0; d < a->ndims; d++)
-    if (a->gsizes[d] != b->gsizes[d] || a->dist[d] != b->dist[d] ||
-        a->block[d] != b->block[d] || a->psizes[d] != b->psizes[d] ||
-        a->perm[d] != b->perm[d])
-      return false;
-  return true;
-}
-
-/* This process's box of a section request, as gathered: (start, count). */
-static void box_of(const async_req_t *r, int nd, int64_t *box) {
-  for (int d = 0; d < nd; d++) {
-    box[d] = r->c.g.start[d];
-    box[nd + d] = r->c.g.count[d];
-  }
-}
-
-/* Sections: p's box meets none of the chain's boxes before it on this
- * process (its own cells stay apart, one buffer each). */
-static bool apart_from_chain(const async_req_t *first, const async_req_t *p) {
-  int nd = first->c.view.d.ndims;
-  int64_t a[2 * DARRAY_MAX_DIMS], b[2 * DARRAY_MAX_DIMS];
-  box_of(p, nd, a);
-  for (const async_req_t *r = first; r != NULL && r != p; r = r->next) {
-    box_of(r, nd, b);
-    if (darray__boxes_meet(a, b, nd))
-      return false;
-  }
-  return true;
-}
-
-bool darray__merge_follows(const async_req_t *first, const async_req_t *prev,
-                           const async_req_t *p) {
-  const xcall_t *c0 = &first->c, *c = &p->c;
-  if (first->sync || p->sync || c0->section != c->section ||
-      c0->member >= 0 || c->member >= 0 || c0->x.write != c->x.write ||
-      !c0->view.committed || !c->view.committed)
-    return false;
-  if (c0->section) /* sections of one array, each a box of its own */
-    return alike(&c0->view.d, &c->view.d) &&
-           c0->view.d.disp == c->view.d.disp && apart_from_chain(first, p);
-  return c0->view.d.ndims < DARRAY_MAX_DIMS &&
-         alike(&c0->view.d, &c->view.d) && prev->hi < INT64_MAX &&
-         p->lo == prev->hi;
 }
 
 /* The merged access: a call over the composite array. */
@@ -257,13 +205,44 @@ static int merge_end(merge_t *m, int rc) {
   return rc;
 }
 
+/* The bytes a request's data covers on this process. */
+static int64_t data_bytes(const xcall_t *c) {
+  if (!c->section)
+    return c->view.local_bytes;
+  int64_t n = c->view.d.esize;
+  for (int d = 0; d < c->view.d.ndims; d++)
+    n *= c->g.count[d];
+  return n;
+}
+
+/* The merged access's counters into its requests': of the bytes it
+ * moved each request but the first gets its own data's (as when it moves
+ * alone) while they last, and the first one what is left (its own, and
+ * the holes a window read or wrote back); everything else (file calls,
+ * exchange, time) is counted on the first request. The shares add up to
+ * the whole. */
+static void share_stats(async_req_t **b, int n, const darray_stats_t *all) {
+  darray_stats_t rest = *all;
+  bool w = b[0]->c.x.write;
+  int64_t *moved = w ? &rest.bytes_written : &rest.bytes_read;
+  int64_t left = *moved;
+  *moved = 0;
+  darray__stats_fold(&b[0]->c.x.stats, &rest);
+  for (int i = n - 1; i >= 0; i--) { /* the first one last: the rest */
+    darray_stats_t *s = &b[i]->c.x.stats;
+    int64_t d = data_bytes(&b[i]->c), share = i == 0 || d > left ? left : d;
+    *(w ? &s->bytes_written : &s->bytes_read) += share;
+    left -= share;
+  }
+}
+
 /* Every process agreed on the merged access: it moves the bytes of all
  * n requests, each of which gets its result. */
 static void run_whole(merge_t *m, async_req_t **b, int n, int *rcs) {
   xcall_t *c = &m->c;
   int rc = darray__xcall_run(c);
   rc = merge_end(m, rc);
-  darray__stats_fold(&b[0]->c.x.stats, &c->x.stats);
+  share_stats(b, n, &c->x.stats);
   for (int i = 0; i < n; i++) {
     xfer_t *x = &b[i]->c.x;
     x->strategy = c->x.strategy;
@@ -389,7 +368,7 @@ static int sections_gather(merge_t *m, async_req_t **b, int n, char *base) {
     t->mem_base = ck->x.buf != NULL
                       ? (int64_t)((uintptr_t)ck->x.buf - (uintptr_t)base)
                       : 0;
-    box_of(b[k], nd, mine + 2 * nd * k);
+    darray__async_box_of(b[k], nd, mine + 2 * nd * k);
     v->local_count += t->alloc_bytes / v->d.esize;
   }
   v->local_bytes = v->local_count * v->d.esize;
