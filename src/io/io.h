@@ -133,6 +133,9 @@ typedef struct io_sys {
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
+/* open(2)'s flags for a darrayio mode (DARRAY_MODE_*); O_TRUNC only for
+ * the process that creates the file (first) */
+DARRAY_HIDDEN int darray__io_posix_flags(int mode, bool first);
 /* darray_direct_write: open f's O_DIRECT descriptor beside f->fd (posix,
  * and each subfile of a set), or say in f->direct_why why not */
 DARRAY_HIDDEN void darray__io_posix_direct(io_file_t *f, const char *path,

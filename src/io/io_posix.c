@@ -116,7 +116,7 @@ static const io_sys_t *sys(const io_file_t *f) {
 
 /* ---- the back end -------------------------------------------------------- */
 
-static int posix_flags(int mode, bool first) {
+int darray__io_posix_flags(int mode, bool first) {
   int fl = (mode & DARRAY_MODE_RDWR) ? O_RDWR : O_RDONLY;
   if (mode & DARRAY_MODE_CREATE)
     fl |= O_CREAT;
@@ -187,7 +187,7 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   f->fd = -1;
   rc = darray__io_fault_setup(f, rank, msg, msglen);
   if (rank == 0 && rc == DARRAY_SUCCESS)
-    rc = open_one(f, path, posix_flags(mode, true), msg, msglen);
+    rc = open_one(f, path, darray__io_posix_flags(mode, true), msg, msglen);
   int rc0 = rc;
   MPI_Request req;
   if ((MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
@@ -196,7 +196,7 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
     rc = darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
                                        "opened '%s'", path);
   else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
-    rc = open_one(f, path, posix_flags(mode, false), msg, msglen);
+    rc = open_one(f, path, darray__io_posix_flags(mode, false), msg, msglen);
   if (rc == DARRAY_SUCCESS)
     darray__io_posix_direct(f, path, mode);
   return rc;

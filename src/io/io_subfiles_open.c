@@ -23,15 +23,6 @@
 
 /* ---- open ------------------------------------------------------------- */
 
-static int flags_of(int mode, bool first) {
-  int fl = (mode & DARRAY_MODE_RDWR) ? O_RDWR : O_RDONLY;
-  if (mode & DARRAY_MODE_CREATE)
-    fl |= O_CREAT;
-  if ((mode & DARRAY_MODE_TRUNC) && first)
-    fl |= O_TRUNC;
-  return fl;
-}
-
 /* Open path into h->fd through f's system calls. */
 static int open_path(io_file_t *f, io_file_t *h, const char *path, int flags,
                      char *msg, size_t msglen) {
@@ -139,7 +130,8 @@ static int open_all(io_file_t *f, int mode, bool first, char *msg,
                     size_t msglen) {
   struct io_subfiles *s = f->sub;
   bool fresh = false;
-  int rc = open_path(f, f, s->path, flags_of(mode, first), msg, msglen);
+  int rc = open_path(f, f, s->path, darray__io_posix_flags(mode, first),
+                     msg, msglen);
   if (rc == DARRAY_SUCCESS && first)
     rc = descriptor(f, &fresh, msg, msglen);
   size_t nlen = strlen(s->path) + SUB_NAME_EXTRA;
@@ -148,7 +140,7 @@ static int open_all(io_file_t *f, int mode, bool first, char *msg,
     rc = darray__err(msg, DARRAY_ENOMEM, "out of memory");
   for (int64_t j = 0; j < s->lay.factor && rc == DARRAY_SUCCESS; j++) {
     darray__sub_name(s->path, j, s->lay.factor, name, nlen);
-    int fl = flags_of(mode, first) | (fresh ? O_TRUNC : 0);
+    int fl = darray__io_posix_flags(mode, first) | (fresh ? O_TRUNC : 0);
     rc = open_path(f, &s->part[j], name, fl, msg, msglen);
     if (rc == DARRAY_SUCCESS && first && !fresh)
       rc = check_length(f, j, name, msg);
