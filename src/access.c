@@ -281,28 +281,42 @@ int darray__region_args(xfer_t *x, const region_t *g, int64_t *n) {
   return DARRAY_SUCCESS;
 }
 
+bool darray__boxes_first_meet(const int64_t *boxes, int64_t n, int nd,
+                              int64_t *i, int64_t *j) {
+  for (*i = 0; *i < n; ++*i)
+    for (*j = *i + 1; *j < n; ++*j)
+      if (darray__boxes_meet(boxes + 2 * nd * *i, boxes + 2 * nd * *j, nd))
+        return true;
+  return false;
+}
+
+int darray__allgather_boxes(xfer_t *x, const int64_t *mine, int nbox,
+                            int64_t *all) {
+  int per = 2 * x->a->d.ndims * nbox;
+  MPI_Request req;
+  darray__coll();
+  if (MPI_Iallgather(mine, per, MPI_INT64_T, all, per, MPI_INT64_T,
+                     x->f->comm, &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
+    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
+  return DARRAY_SUCCESS;
+}
+
 /* Gather every process's box (collective; called by every process once
  * all have agreed that their arguments are good); writes must not
  * overlap. */
 int darray__gather_boxes(xfer_t *x, const region_t *g, int64_t *all) {
-  const struct darray_s *a = x->a;
-  int nd = a->d.ndims, P = a->d.nprocs;
-  int64_t mine[2 * DARRAY_MAX_DIMS];
+  int nd = x->a->d.ndims;
+  int64_t mine[2 * DARRAY_MAX_DIMS], i, j;
   for (int d = 0; d < nd; d++) {
     mine[d] = g->start[d];
     mine[nd + d] = g->count[d];
   }
-  MPI_Request req;
-  darray__coll();
-  if (MPI_Iallgather(mine, 2 * nd, MPI_INT64_T, all, 2 * nd, MPI_INT64_T,
-                     x->f->comm, &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
-  for (int i = 0; x->write && i < P; i++)
-    for (int j = i + 1; j < P; j++)
-      if (darray__boxes_meet(all + 2 * nd * i, all + 2 * nd * j, nd))
-        return darray__err(x->msg, DARRAY_EOVERLAP,
-                           "darray_write_section: the sections of ranks %d "
-                           "and %d overlap", i, j);
-  return DARRAY_SUCCESS;
+  int rc = darray__allgather_boxes(x, mine, 1, all);
+  if (rc == DARRAY_SUCCESS && x->write &&
+      darray__boxes_first_meet(all, x->a->d.nprocs, nd, &i, &j))
+    rc = darray__err(x->msg, DARRAY_EOVERLAP,
+                     "darray_write_section: the sections of ranks %d and "
+                     "%d overlap", (int)i, (int)j);
+  return rc;
 }

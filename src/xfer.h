@@ -39,6 +39,13 @@ DARRAY_HIDDEN int darray__region_args(xfer_t *x, const region_t *g,
                                       int64_t *n);
 DARRAY_HIDDEN int darray__gather_boxes(xfer_t *x, const region_t *g,
                                        int64_t *all);
+/* The gather itself: nbox boxes of this process's (mine) after every
+ * process's into all (collective); and the first pair (*i < *j) of the n
+ * boxes that meet, if any (access.c). */
+DARRAY_HIDDEN int darray__allgather_boxes(xfer_t *x, const int64_t *mine,
+                                          int nbox, int64_t *all);
+DARRAY_HIDDEN bool darray__boxes_first_meet(const int64_t *boxes, int64_t n,
+                                            int nd, int64_t *i, int64_t *j);
 
 /* The begin phase's helpers (xfer_begin.c), which darray_xfer.c runs. */
 /* The entry point's name (x->entry, or the blocking call's), for messages. */

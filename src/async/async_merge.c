@@ -358,7 +358,7 @@ static bool merge_arrays(async_req_t **b, int n, int *rcs) {
 static int sections_gather(merge_t *m, async_req_t **b, int n, char *base) {
   xfer_t *x = &m->c.x;
   darray_s_t *v = &m->c.view;
-  int nd = v->d.ndims, per = 2 * nd * n;
+  int nd = v->d.ndims;
   int64_t mine[2 * DARRAY_MAX_DIMS * DARRAY_AGREE_EACH_MAX];
   v->local_count = 0;
   for (int k = 0; k < n; k++) {
@@ -375,21 +375,15 @@ static int sections_gather(merge_t *m, async_req_t **b, int n, char *base) {
   v->sec = m->sec;
   v->nsec = n;
   x->msec = n;
-  MPI_Request req;
-  darray__coll();
-  if (MPI_Iallgather(mine, per, MPI_INT64_T, x->boxes_owned, per,
-                     MPI_INT64_T, x->f->comm, &req) != MPI_SUCCESS ||
-      darray__wait(&req) != DARRAY_SUCCESS)
-    return darray__err(x->msg, DARRAY_EMPI, "MPI_Allgather failed");
+  int64_t i, j;
+  int rc = darray__allgather_boxes(x, mine, n, x->boxes_owned);
   x->boxes = x->boxes_owned;
-  int64_t all = (int64_t)v->d.nprocs * n;
-  for (int64_t i = 0; x->write && i < all; i++)
-    for (int64_t j = i + 1; j < all; j++)
-      if (darray__boxes_meet(x->boxes + 2 * nd * i, x->boxes + 2 * nd * j,
-                             nd))
-        return darray__err(x->msg, DARRAY_EOVERLAP, "the requests' "
-                           "sections overlap: they move one by one");
-  return DARRAY_SUCCESS;
+  if (rc == DARRAY_SUCCESS && x->write &&
+      darray__boxes_first_meet(x->boxes, (int64_t)v->d.nprocs * n, nd, &i,
+                               &j))
+    rc = darray__err(x->msg, DARRAY_EOVERLAP, "the requests' sections "
+                     "overlap: they move one by one");
+  return rc;
 }
 
 /* The merged access of section requests b[0..n) once the chain is agreed
