@@ -824,8 +824,14 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    striped over `striping_factor` servers in `striping_unit` stripes
  *    (each aggregator the stripes of its own servers, or a share of one
  *    server's when there are more aggregators than servers); automatic
- *    takes layout domains when both hints are given and logical domains
- *    would put more aggregators on one server in a cycle;
+ *    weighs both with the cost model when both hints are given and logical
+ *    domains would put more aggregators on one server in a cycle: each
+ *    further aggregator on a server in a cycle adds
+ *    `darray_server_contention` percent of that server's work (default
+ *    100: a server serves them one after another; 0 to 1000), and a layout
+ *    chunk's parts cost a message each (`darray_cb_message_ns`, default
+ *    2000, beyond its bytes) or a pack of their bytes; darray_explain()
+ *    prints both estimates. darray-calibrate measures both constants;
  *    `darray_cb_image_piece` (bytes, default 256): when the pieces of the
  *    access are shorter than this on average, an aggregator copies them
  *    into an image of its chunk and moves the chunk with one call (reading
@@ -895,9 +901,8 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    whether it is on, and why not (read-only file, a file system without
  *    O_DIRECT, the mpiio back end). On subfiles each subfile has its
  *    O_DIRECT descriptor and a `striping_unit` of whole pages keeps the
- *    chunks' pages whole in the subfiles; there two writers of one
- *    subfile wait for each other in the file system as a server's
- *    clients do, which the page cache hides (doc/subfiles.md);
+ *    chunks' pages whole in the subfiles (what two writers of one
+ *    subfile cost each other there: doc/subfiles.md);
  *  - data sieving's cost model: a file call costs `darray_ds_rd_latency_ns`
  *    (reads, default 500) or `darray_ds_wr_latency_ns` (writes, default
  *    5000) nanoseconds plus its bytes at `darray_ds_bandwidth_mbs` (10^6
@@ -911,7 +916,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    synchronization of one cycle; by default set when the file opens:
  *    10000, or 1000000 when some node runs more of the communicator's
  *    processes than it has cores, found once per communicator), measured
- *    on this project's machine. When extents interleave, the planner
+ *    on this project's machine; `darray_cb_message_ns` and
+ *    `darray_server_contention` (above) weigh file domains. When extents
+ *    interleave, the planner
  *    estimates two-phase, direct runs and, for reads, sieving, and takes
  *    the cheapest; darray_explain() prints the estimates and
  *    darray_file_get_hint() the cycle cost in use;

@@ -67,11 +67,18 @@ typedef struct darray_hints {
   /* two-phase: file domains split by offset (logical) or by the servers
    * of a striped file (layout; LACIO), DARRAY_DOMAINS_* */
   int cb_domains;
+  /* the planner: how much longer each further aggregator on one server in
+   * a cycle makes that server's work, in percent of it (100: a server
+   * serves them one after another) */
+  int64_t server_contention;
   /* the planner's two-phase costs: exchange rate (10^6 bytes per second,
    * each byte counted when sent and when received) and the cost of one
    * cycle's synchronization */
   int64_t cb_exchange_mbs;
   int64_t cb_cycle_ns;
+  /* what one more message costs a process beyond its bytes (ns: the
+   * handshake of a rendezvous) */
+  int64_t cb_message_ns;
   /* the rows strategy: the shortest mean extent a group's region may
    * have (src/rows/rows_group.c) */
   int64_t rows_extent;

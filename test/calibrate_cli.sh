@@ -4,9 +4,10 @@
 #
 # calibrate_cli.sh - tools/darray-calibrate on a small budget (4 MiB per
 # process, 200 small calls, 3 timed two-phase writes): at 1 process the
-# hint line holds
-# the file constants and the cycle (and the mapped strategy's two rates
-# where the kernel populates mappings), at 2 the exchange rate too, each key
+# hint line holds the file constants and the cycle (and the mapped
+# strategy's two rates where the kernel populates mappings), at 2 the
+# exchange rate, a message's cost and the servers' contention (measured on
+# a subfile set) too, each key
 # once with an integer value, and the tool leaves no scratch file behind;
 # the line is accepted by darrayio-bench --hints (a DIST3D run, status
 # ok, its bytes checked); a missing directory fails with status 1 and a
@@ -33,7 +34,8 @@ run() {
 check_line() {
   line=$(sed -n 's/^hints: //p' "$out")
   keys="darray_ds_rd_latency_ns darray_ds_wr_latency_ns darray_ds_bandwidth_mbs darray_cb_cycle_ns"
-  [ "$1" -gt 1 ] && keys="$keys darray_cb_exchange_mbs"
+  [ "$1" -gt 1 ] &&
+    keys="$keys darray_cb_exchange_mbs darray_cb_message_ns darray_server_contention"
   # the mapped strategy's rates, where the kernel populates mappings
   echo "$line" | grep -q darray_map_ &&
     keys="$keys darray_map_rd_mbs darray_map_wr_mbs"
@@ -44,7 +46,10 @@ check_line() {
   for k in $keys; do
     echo "$line" | tr ';' '\n' | grep -Eqx "$k=[0-9]+" || bad=1
   done
-  if [ "$1" -eq 1 ] && echo "$line" | grep -q cb_exchange; then bad=1; fi
+  if [ "$1" -eq 1 ] &&
+    echo "$line" | grep -q "cb_exchange\|cb_message\|server_contention"; then
+    bad=1
+  fi
   if [ $bad -ne 0 ]; then
     echo "FAIL: NP=$1: the hint line '$line' lacks or repeats a key" \
       "(want: $keys)"

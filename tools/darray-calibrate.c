@@ -29,7 +29,11 @@
  *    window's pages ready, on top of copying its bytes: the process's
  *    region of a new file, its blocks reserved, mapped in windows of
  *    16 MiB and populated for writing, then mapped again and populated
- *    for reading; bytes of window per second.
+ *    for reading; bytes of window per second;
+ *  - darray_cb_message_ns, darray_server_contention (two processes or
+ *    more; calibrate_lib.c): 64 messages against one of the same bytes,
+ *    and two-phase writes of a subfile set with logical domains (every
+ *    aggregator on one subfile in every cycle) against layout domains.
  * Latencies and the cycle take the largest process's median, rates the
  * smallest process's: the slowest process sets a collective call's time.
  * The line is checked by opening a file with it (the library's own
@@ -39,7 +43,7 @@
  * names the file and the system's error), 2 on a usage error.
  */
 #define _GNU_SOURCE /* fallocate, MADV_POPULATE_* */
-#include "darrayio.h"
+#include "calibrate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +54,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *prog = "darray-calibrate";
+const char *prog = "darray-calibrate";
 
 #define PIECE (INT64_C(4) << 20) /* bytes per large call or message */
 
@@ -70,15 +74,17 @@ static void usage(FILE *out) {
       "usage: %s [--dir DIR] [--mib M] [--calls N] [--rounds R] [--quiet]\n"
       "\n"
       "Measure darrayio's cost-model constants (file call latencies and\n"
-      "bandwidth in DIR, the exchange rate and the synchronization cost of\n"
-      "the processes it runs on) and print them as a hint line.\n"
+      "bandwidth in DIR, the exchange rate, message and synchronization\n"
+      "costs of the processes it runs on, the contention of a subfile set\n"
+      "in DIR) and print them as a hint line.\n"
       "\n"
       "  --dir DIR    directory of the scratch file (default .)\n"
       "  --mib M      MiB per process for the bandwidth and the exchange\n"
       "               (default 64, at most 4096)\n"
       "  --calls N    small file calls per process for each latency\n"
       "               (default 2000)\n"
-      "  --rounds R   two-phase writes timed for the cycle cost (default 20)\n"
+      "  --rounds R   rounds timed for the cycle, the message and the\n"
+      "               servers' contention (default 20)\n"
       "  --quiet      print only the hint line\n"
       "  --help       this text\n"
       "  --version    the version of darrayio this tool runs with\n",
@@ -133,7 +139,7 @@ static int parse(int argc, char **argv, opts_t *o, int rank) {
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
+int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
@@ -271,76 +277,19 @@ static double exchange_rate(char *buf, int64_t bytes, int rank, int P) {
   return rate;
 }
 
-/* The median time of `rounds` two-phase writes of one array (CYCLIC(64)
- * int32, 32 KiB per process: every process's pieces interleave) with
- * cb_buffer_size cb, and the cycles each took. */
-static int tp_write(const char *path, int64_t cb, int64_t rounds,
-                    double *t, int64_t *cycles) {
-  int P;
-  MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int64_t g = (int64_t)P * 8192, arg = 64;
-  darray_dist_t d = DARRAY_DIST_CYCLIC;
-  darray_t a = NULL;
-  darray_file_t f = NULL;
-  char hints[128];
-  snprintf(hints, sizeof hints, "%lld", (long long)cb);
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "darray_strategy", "twophase");
-  MPI_Info_set(info, "cb_buffer_size", hints);
-  int rc = darray_create(MPI_COMM_WORLD, 1, &g, DARRAY_INT32, &a);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray_set_distribution(a, &d, &arg);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray_commit(a);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray_file_open(MPI_COMM_WORLD, path,
-                          DARRAY_MODE_RDWR | DARRAY_MODE_CREATE, info, &f);
-  MPI_Info_free(&info);
-  int32_t *buf = calloc(8192, sizeof *buf);
-  double *ts = malloc(sizeof *ts * (size_t)(rounds + 1));
-  darray_stats_t st;
-  for (int64_t k = 0; rc == DARRAY_SUCCESS && k <= rounds; k++) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    rc = darray_write(f, a, buf);
-    ts[k] = MPI_Wtime() - t0; /* k = 0: a warm-up */
-    if (k == 0 && rc == DARRAY_SUCCESS)
-      rc = darray_file_reset_stats(f);
-  }
-  if (rc == DARRAY_SUCCESS)
-    rc = darray_file_get_stats(f, &st);
-  if (rc == DARRAY_SUCCESS) {
-    qsort(ts + 1, (size_t)rounds, sizeof *ts, cmp_double);
-    *t = ts[1 + rounds / 2];
-    *cycles = st.cycles / rounds;
-    MPI_Allreduce(MPI_IN_PLACE, t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  } else {
-    fprintf(stderr, "%s: a two-phase write of '%s': %s\n", prog, path,
-            darray_file_errmsg(f));
-  }
-  free(ts);
-  free(buf);
-  darray_file_close(&f);
-  darray_free(&a);
-  return rc == DARRAY_SUCCESS ? 0 : -1;
-}
-
-/* What one two-phase cycle costs, its file call included: the same
- * bytes written in few and in many cycles (cb_buffer_size 4 MiB and
- * 4 KiB), the difference per extra cycle. */
-static int cycle(const char *path, int64_t rounds, double *c) {
-  double t1 = 0, t2 = 0;
-  int64_t n1 = 0, n2 = 0;
-  if (tp_write(path, INT64_C(4) << 20, rounds, &t1, &n1) != 0 ||
-      tp_write(path, 4096, rounds, &t2, &n2) != 0)
-    return -1;
-  *c = n2 > n1 ? (t2 - t1) / (double)(n2 - n1) : 0;
-  return 0;
-}
-
 static int64_t clamp(double v, int64_t lo, int64_t hi) {
   return v < (double)lo ? lo : v > (double)hi ? hi : (int64_t)(v + 0.5);
+}
+
+/* A subfile set's descriptor and its P subfiles (doc/subfiles.md), on
+ * rank 0; what is not there is not missed. */
+static void remove_set(const char *path, int P) {
+  char sub[4200];
+  for (int j = 0; j < P; j++) {
+    snprintf(sub, sizeof sub, "%s.sub%dof%d", path, j, P);
+    unlink(sub);
+  }
+  unlink(path);
 }
 
 /* Open a file under the line's hints: the library's parser must accept
@@ -371,7 +320,8 @@ static int check_line(const char *line, const char *path) {
 /* The constants, one per line, with the hints they set. */
 static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
                    int64_t mbs, int64_t xmbs, int64_t cns, double cy,
-                   int64_t mrd, int64_t mwr) {
+                   int64_t mrd, int64_t mwr, int64_t mns, int64_t sc,
+                   int meet) {
   printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
          "per process\n", prog, P, o->dir, (long long)o->mib,
          (long long)o->calls);
@@ -390,6 +340,16 @@ static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
   printf("  two-phase cycle%10lld ns per cycle  darray_cb_cycle_ns (%lld ns "
          "with its file call)\n", (long long)cns,
          (long long)clamp(cy * 1e9, 0, 1000000000));
+  if (P > 1)
+    printf("  message        %10lld ns more each  darray_cb_message_ns\n",
+           (long long)mns);
+  if (meet > 1)
+    printf("  servers        %10lld %% per meeting darray_server_contention "
+           "(%d aggregators on one subfile of 1 MiB stripes)\n",
+           (long long)sc, meet);
+  else
+    printf("  servers        not measured at one process "
+           "(darray_server_contention keeps its default)\n");
   if (mrd > 0) {
     printf("  mapped, reads  %10lld MB/s          darray_map_rd_mbs\n",
            (long long)mrd);
@@ -467,9 +427,20 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, &mwr, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   double cy = 0;
   snprintf(path, sizeof path, "%s/darray-calibrate.%ld.cycle", o.dir, id);
-  int cfail = cycle(path, o.rounds, &cy) != 0;
+  int cfail = calibrate_cycle(path, o.rounds, &cy) != 0;
   if (rank == 0)
     unlink(path);
+  int64_t sc = 0;
+  int meet = 0;
+  double msg = 0;
+  if (!cfail && P > 1)
+    cfail = calibrate_message(o.rounds, &msg) != 0;
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.servers", o.dir, id);
+  cfail = cfail || calibrate_servers(path, o.mib, o.rounds, &sc,
+                                     &meet) != 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    remove_set(path, P);
   if (cfail) {
     MPI_Finalize();
     return 1;
@@ -491,6 +462,13 @@ int main(int argc, char **argv) {
                   ";darray_cb_exchange_mbs=%lld", (long long)xmbs);
   n += snprintf(line + n, sizeof line - (size_t)n, ";darray_cb_cycle_ns=%lld",
                 (long long)cns);
+  int64_t mns = clamp(msg * 1e9, 0, 1000000000);
+  if (P > 1)
+    n += snprintf(line + n, sizeof line - (size_t)n,
+                  ";darray_cb_message_ns=%lld", (long long)mns);
+  if (meet > 1)
+    n += snprintf(line + n, sizeof line - (size_t)n,
+                  ";darray_server_contention=%lld", (long long)sc);
   int64_t mrdm = mrd > 0 ? clamp(mrd / 1e6, 1, 1000000000) : 0;
   int64_t mwrm = mwr > 0 ? clamp(mwr / 1e6, 1, 1000000000) : 0;
   if (mrdm > 0)
@@ -502,7 +480,7 @@ int main(int argc, char **argv) {
   if (rank == 0)
     unlink(path);
   if (rank == 0 && !o.quiet)
-    report(&o, P, lr, lw, mbs, xmbs, cns, cy, mrdm, mwrm);
+    report(&o, P, lr, lw, mbs, xmbs, cns, cy, mrdm, mwrm, mns, sc, meet);
   if (rank == 0 && !bad)
     printf("%s%s\n", o.quiet ? "" : "hints: ", line);
   MPI_Finalize();

@@ -14,8 +14,10 @@
  */
 #include "twophase.h"
 
-void darray__tp_domains(const access_t *acc, const darray_hints_t *h,
-                        const darray_desc_t *a, tp_domains_t *d) {
+void darray__tp_domains(const xfer_t *x, const access_t *acc,
+                        tp_domains_t *d) {
+  const darray_hints_t *h = &x->f->hints;
+  const darray_desc_t *a = &x->a->d;
   int P = acc->P;
   *d = (tp_domains_t){acc->lo, acc->hi,
                       h->cb_nodes > 0 && h->cb_nodes < P ? (int)h->cb_nodes
@@ -24,6 +26,14 @@ void darray__tp_domains(const access_t *acc, const darray_hints_t *h,
                       h->striping_factor, false,
                       h->direct_write == 1 ? DARRAY_DIO_PAGE : 0};
   d->layout = darray__tp_layout_wanted(d, h);
+  if (d->layout && h->cb_domains == DARRAY_DOMAINS_AUTO) {
+    /* fewer aggregators meet on a server: layout domains where the cost
+     * model says the contention they save outweighs what their parts
+     * add (ties: logical) */
+    tp_domains_t logical = *d;
+    logical.layout = false;
+    d->layout = darray__tp_cost(x, acc, d) < darray__tp_cost(x, acc, &logical);
+  }
   if (d->su <= 0 && d->dio > 0 && d->dio % d->es == 0)
     d->su = d->dio; /* boundaries on whole pages for direct writes (not
                        a striping: layout domains stay off) */

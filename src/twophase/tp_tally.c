@@ -195,7 +195,7 @@ int darray__tp_tally(const xfer_t *x, const access_t *acc,
   const darray_hints_t *h = &x->f->hints;
   tp_domains_t d;
   tp_sizes_t s;
-  darray__tp_domains(acc, h, &x->a->d, &d);
+  darray__tp_domains(x, acc, &d);
   darray__tp_size(&d, h, x->write, acc, &s);
   size_t P = (size_t)acc->P, A = (size_t)d.A;
   tally_t t = {.d = &d, .C = s.C, .M = s.M, .P = acc->P, .write = x->write};

@@ -71,7 +71,7 @@ static void size_buffers(tp_t *t) {
 }
 
 static void choose_aggregators(tp_t *t) {
-  darray__tp_domains(t->acc, &t->x->f->hints, &t->a->d, &t->dom);
+  darray__tp_domains(t->x, t->acc, &t->dom);
   t->dense = t->acc->dense;
   t->myagg = -1;
   for (int i = 0; i < t->dom.A; i++)
@@ -270,43 +270,60 @@ static void tp_finish(xfer_t *x) {
  * exchanging: otherwise every process moves its own runs at no cost of
  * communication.
  */
-static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
+double darray__tp_cost(const xfer_t *x, const access_t *acc,
+                       const tp_domains_t *d) {
   const darray_hints_t *h = &x->f->hints;
+  tp_sizes_t s;
+  darray__tp_size(d, h, x->write, acc, &s);
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double xw = 1000.0 / (double)h->cb_exchange_mbs;
+  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  double sync = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
+  int64_t most = 0;
+  for (int r = 0; r < acc->P; r++)
+    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  /* on a striped file, each further aggregator that meets on a server in
+   * a cycle adds darray_server_contention percent of the server's work */
+  double file = (double)s.dmax * bw;
+  double moved = (double)s.ntimes * (double)s.cmax; /* the most chunks */
+  moved = (double)s.dmax < moved ? (double)s.dmax : moved;
+  double meet = d->su > 0 && d->S > 0 ? darray__tp_meet(d, s.C) : 1;
+  double served = (1 + (meet - 1) * (double)h->server_contention / 100) *
+                  moved * bw;
+  double servers = darray__servers_ns(
+      x, (double)d->A * (double)s.ntimes * lat + (double)(d->hi - d->lo) * bw);
+  file = served > file ? served : file;
+  file = servers > file ? servers : file;
+  double xch = 2.0 * (double)most * (acc->P - 1) / acc->P * xw;
+  /* pipelined writes exchange chunk c + 1 while chunk c is written: the
+   * longer of the two, plus one chunk's share of the shorter */
+  double cyc = (double)s.ntimes * (lat + sync);
+  /* a layout chunk of several parts: its streams go as a message per part,
+   * each one more handshake with each other aggregator, or are packed by
+   * their owners (a copy of their bytes): the process's own work either
+   * way, which does not hide behind its own file call (cyc) */
+  int64_t parts = d->layout ? darray__tp_parts_max(d, s.C) : 1;
+  if (parts > 1 && darray__tp_split(d, s.C, s.M, acc->P))
+    cyc += (double)s.ntimes * (double)(parts - 1) * (double)(d->A - 1) *
+           (double)h->cb_message_ns;
+  else if (parts > 1)
+    cyc += (double)most * (acc->P - 1) / acc->P * xw;
+  if (s.pipeline && s.ntimes >= 2)
+    return (file > xch ? file : xch) +
+           (file > xch ? xch : file) / (double)s.ntimes + cyc;
+  return file + cyc + xch; /* summed in rows' order: where the two move
+                              alike they tie */
+}
+
+static int tp_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
   if (!acc->interleaved) {
     snprintf(e->why, sizeof e->why, "the processes' extents do not "
              "interleave: each moves its own runs, with no communication");
     return DARRAY_SUCCESS;
   }
   tp_domains_t d;
-  tp_sizes_t s;
-  darray__tp_domains(acc, h, &x->a->d, &d);
-  darray__tp_size(&d, h, x->write, acc, &s);
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double xw = 1000.0 / (double)h->cb_exchange_mbs;
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  int64_t most = 0;
-  for (int r = 0; r < acc->P; r++)
-    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
-  /* on a striped file, a server serves the aggregators that meet on it
-   * one after another: a cycle's file time is theirs together */
-  double file = (double)s.dmax * bw;
-  double moved = (double)s.ntimes * (double)s.cmax; /* the most chunks */
-  moved = (double)s.dmax < moved ? (double)s.dmax : moved;
-  double served =
-      d.su > 0 && d.S > 0 ? darray__tp_meet(&d, s.C) * moved * bw : 0;
-  double servers = darray__servers_ns(
-      x, (double)d.A * (double)s.ntimes * lat + (double)(d.hi - d.lo) * bw);
-  file = served > file ? served : file;
-  file = servers > file ? servers : file;
-  double xch = 2.0 * (double)most * (acc->P - 1) / acc->P * xw;
-  /* pipelined writes exchange chunk c + 1 while chunk c is written: the
-   * longer of the two, plus one chunk's share of the shorter */
-  double cyc = (double)s.ntimes * (lat + (double)h->cb_cycle_ns);
-  if (s.pipeline && s.ntimes >= 2)
-    e->ns = (file > xch ? file : xch) +
-            (file > xch ? xch : file) / (double)s.ntimes + cyc;
-  else /* summed in rows' order: where the two move alike they tie */
-    e->ns = file + cyc + xch;
+  darray__tp_domains(x, acc, &d);
+  e->ns = darray__tp_cost(x, acc, &d);
   return DARRAY_SUCCESS;
 }
 

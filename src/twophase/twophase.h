@@ -68,12 +68,16 @@ typedef struct tp_sizes {
   int refuse;     /* TP_FITS, or why prepare must refuse the call */
 } tp_sizes_t;
 
-/* The domains of a call's access under the hints (cb_nodes, striping_unit)
+/* The domains of a call's access under the hints (cb_nodes, striping_unit,
+ * darray_cb_domains: automatic weighs logical against layout domains by
+ * darray__tp_cost where layout ones meet fewer aggregators on a server)
  * and the array's elements. */
-DARRAY_HIDDEN void darray__tp_domains(const access_t *acc,
-                                      const darray_hints_t *h,
-                                      const darray_desc_t *a,
+DARRAY_HIDDEN void darray__tp_domains(const xfer_t *x, const access_t *acc,
                                       tp_domains_t *d);
+/* The cost model's time (ns) of a two-phase call over domains d
+ * (twophase.c). */
+DARRAY_HIDDEN double darray__tp_cost(const xfer_t *x, const access_t *acc,
+                                     const tp_domains_t *d);
 /* Logical domains: start of domain i (lo for i <= 0, hi for i >= A). */
 DARRAY_HIDDEN int64_t darray__tp_boundary(const tp_domains_t *d, int i);
 /*

@@ -469,7 +469,8 @@ static void verbose_lines(const char *path) {
 /* The two-phase domains line: layout-aware domains name the servers of
  * every aggregator (P <= 4 aggregators on 4 servers: each its own, so one
  * per server per cycle); logical ones say how many meet; without the
- * striping there is nothing to weigh. */
+ * striping there is nothing to weigh; automatic domains say both
+ * estimates, and follow darray_server_contention. */
 static void domains_line(const char *path) {
   if (tu_nprocs() == 1) {
     tu_skip_part("domains line", "one process interleaves with nobody");
@@ -487,6 +488,17 @@ static void domains_line(const char *path) {
        "64-byte stripes, at most "},
       {"", "two-phase file domains (darray_cb_domains): logical (striping "
            "unknown"},
+      /* automatic: both kinds weighed by their estimates, where a slow file
+       * system (1 MB/s) makes the servers' work the call's time: the
+       * servers' contention decides (a tie goes to logical domains) */
+      {"striping_unit=64;striping_factor=4;darray_ds_bandwidth_mbs=1;"
+       "darray_server_contention=0",
+       "two-phase file domains (darray_cb_domains): logical, 4 servers of "
+       "64-byte stripes, at most "},
+      {"striping_unit=64;striping_factor=4;darray_ds_bandwidth_mbs=1;"
+       "darray_server_contention=1000",
+       "two-phase file domains (darray_cb_domains): layout, 4 servers of "
+       "64-byte stripes, at most 1 aggregator per server per cycle"},
   };
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     MPI_Info info = tu_info(k[i].hints);
@@ -496,6 +508,8 @@ static void domains_line(const char *path) {
     darray_t a = make(CYCLIC, DARRAY_ORDER_C, 12);
     char *text = tu_explain(f, a, 1);
     TU_CONTAINS(text, k[i].says);
+    if (i >= 3) /* the weighing, with both estimates */
+      TU_CONTAINS(text, "; automatic: layout domains estimated ");
     if (i == 0) { /* the last aggregator on the last server */
       char last[64];
       snprintf(last, sizeof last, "aggregator %d: server", tu_nprocs() - 1);

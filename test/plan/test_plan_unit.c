@@ -234,17 +234,34 @@ static void tp_case(const char *set, bool write, int depth, int64_t disp,
  *    one aggregator per server: 6291600 x 0.2 = 1258320 ns, less than the
  *    four servers need for all of the call's calls and bytes, (4 x 3 x
  *    500 + 24 MiB x 0.2) / 4 = 1259791.2; + 3 x 10500 + 943718.4 =
- *    2235009.6 ns;
- *  - automatic takes layout (the logical meeting, 4, passes 1). */
+ *    2235009.6 ns; a chunk of 3 MiB starting inside a block has up to 4
+ *    parts (the end of one block, two whole ones, the start of the next),
+ *    each at least a message (M) long, so the streams are cut at parts:
+ *    3 more messages per cycle to each of the 3 other aggregators at
+ *    darray_cb_message_ns = 2000, 3 x 3 x 3 x 2000 = 54000: 2289009.6 ns;
+ *  - automatic weighs them (the logical meeting, 4, passes 1) and takes
+ *    layout, the cheaper at darray_server_contention = 100;
+ *  - darray_server_contention = 50, logical: each of the 3 further
+ *    aggregators on a server adds half its work, 2.5 x 6 MiB x 0.2 =
+ *    3145728 ns; + 21000 + 943718.4 = 4110446.4 ns;
+ *  - darray_server_contention = 0, automatic: meeting costs nothing, so
+ *    logical domains cost what the servers need for all (as above, with
+ *    4 x 2 calls: 1259291.2) + 21000 + 943718.4 = 2224009.6 ns, less than
+ *    layout's 2289009.6 (whose parts cost messages): logical. */
 static void striped_estimates(void) {
   const int64_t MB = INT64_C(1) << 20, total = 24 * MB;
   const char *set[] = {"striping_unit=1m;striping_factor=4;"
                        "darray_cb_domains=logical",
                        "striping_unit=1m;striping_factor=4;"
                        "darray_cb_domains=layout",
-                       "striping_unit=1m;striping_factor=4"};
-  const double hand[] = {5997883.2, 2235009.6, 2235009.6};
-  for (int k = 0; k < 3; k++) {
+                       "striping_unit=1m;striping_factor=4",
+                       "striping_unit=1m;striping_factor=4;"
+                       "darray_cb_domains=logical;darray_server_contention=50",
+                       "striping_unit=1m;striping_factor=4;"
+                       "darray_server_contention=0"};
+  const double hand[] = {5997883.2, 2289009.6, 2289009.6, 4110446.4,
+                         2224009.6};
+  for (int k = 0; k < 5; k++) {
     hints(set[k]);
     darray_t a = array(total / 24, 0, 24, 0);
     access_rank_t r[4];

@@ -1,0 +1,35 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * calibrate.h - what the files of darray-calibrate share.
+ */
+#ifndef DARRAY_CALIBRATE_H
+#define DARRAY_CALIBRATE_H
+
+#include "darrayio.h"
+
+#include <stdint.h>
+
+extern const char *prog;
+
+/* qsort's order of doubles. */
+int cmp_double(const void *a, const void *b);
+
+/* What one two-phase cycle costs, its file call included (s): the same
+ * bytes written in few and in many cycles, the difference per extra
+ * cycle; medians of `rounds` writes of a scratch file at path. */
+int calibrate_cycle(const char *path, int64_t rounds, double *c);
+
+/* darray_server_contention (percent), measured on a subfile set at path
+ * of one subfile per process: *pct; *meet, the aggregators logical
+ * domains put on one server per cycle (0: not measured, one process).
+ * mib: MiB per process at most. */
+int calibrate_servers(const char *path, int64_t mib, int64_t rounds,
+                      int64_t *pct, int *meet);
+
+/* What one more message costs a process beyond its bytes (s, *per; 0 at
+ * one process), from `rounds` exchanges (collective). */
+int calibrate_message(int64_t rounds, double *per);
+
+#endif
