@@ -3,7 +3,8 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * test_layout_unit.c - the run iterator and the copy of src/layout, and the
- * memory side of src/dist (1 rank; internal functions from src/dist/dist.h and src/layout/layout.h).
+ * memory side of src/dist (1 rank; internal functions from src/dist/dist.h
+ * and src/layout/layout.h).
  *
  * Part 1: arrays committed through the public API on MPI_COMM_SELF, with
  *         hand-computed exact runs (foff, len, moff, mem_contig).
