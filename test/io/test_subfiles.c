@@ -207,7 +207,8 @@ static void layout_lists(void) {
         darray_t a = make_array(&dcases[d], DARRAY_ORDER_C, 40);
         int64_t bytes = 0;
         TU_OK(darray_local_bytes(a, &bytes));
-        void *buf = malloc((size_t)bytes + 1), *got = calloc((size_t)bytes + 1, 1);
+        void *buf = malloc((size_t)bytes + 1);
+        void *got = calloc((size_t)bytes + 1, 1);
         tu_fill_bytes(buf, bytes, 0x77u, tu_rank() * 100000);
         char plain[600], sub[600], hints[300], what[400];
         snprintf(plain, sizeof plain, "%s/plain", dir);

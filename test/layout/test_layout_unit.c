@@ -405,7 +405,8 @@ static void test_pretend_exact(void) {
     xrun_t want[6];
     for (int c = 0; c < 6; c++)
       want[c] = (xrun_t){16 * c + 8, 8, 4 * c, 0};
-    check_exact(&a->d, sec, nsec, want, 6, "4x6 Fortran file BLOCK rows rank 1");
+    check_exact(&a->d, sec, nsec, want, 6,
+                "4x6 Fortran file BLOCK rows rank 1");
     free(sec);
     darray_free(&a);
   }
