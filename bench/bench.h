@@ -10,8 +10,9 @@
  *                     MPI-IO views, the steps of the slab sweep
  *   bench_data.c      closed-form values, fill/check, contiguous runs,
  *                     checking a file on disk
- *   bench_methods.c   the methods: darrayio strategies, MPI-IO levels,
- *                     POSIX level 0, the physical references
+ *   bench_methods.c   the methods: their table, MPI-IO levels, POSIX
+ *                     level 0, the physical references
+ *   bench_darrayio.c  the darrayio methods: strategies, .npz, requests
  *   bench_sys.c       file helpers, pre-touch, dropping the page cache
  *   bench_report.c    RESULT lines, the human table, the gnuplot chart
  *
@@ -241,6 +242,28 @@ const method_t *bench_method(const char *name);
 /* The next name of a --methods list at *cur (commas inside brackets stay
  * in the name), or NULL. */
 char *bench_next_method(char **cur);
+/* The bytes of one dump; array k of dump d: its byte displacement in the
+ * file, its place in the method's buffer. */
+int64_t bench_dump_bytes(const bench_t *b);
+int64_t bench_array_disp(const bench_t *b, int dump, int k);
+void *bench_array_buf(const bench_t *b, const mstate_t *s, int k);
+
+/* bench_darrayio.c: the darrayio methods' entries of bench_methods[] */
+int bench_da_auto(bench_t *b, mstate_t *s, int w);
+int bench_da_direct(bench_t *b, mstate_t *s, int w);
+int bench_da_sieve(bench_t *b, mstate_t *s, int w);
+int bench_da_twophase(bench_t *b, mstate_t *s, int w);
+int bench_da_rows(bench_t *b, mstate_t *s, int w);
+int bench_da_static(bench_t *b, mstate_t *s, int w);
+int bench_da_groups(bench_t *b, mstate_t *s, int w);
+int bench_da_mapped(bench_t *b, mstate_t *s, int w);
+int bench_da_npz(bench_t *b, mstate_t *s, int write);
+int bench_da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step);
+int bench_da_post(bench_t *b, mstate_t *s, int write, int dump, int step);
+int bench_da_complete(bench_t *b, mstate_t *s, int write);
+int bench_da_sync(bench_t *b, mstate_t *s);
+int bench_da_close(bench_t *b, mstate_t *s);
+void bench_da_stats(bench_t *b, mstate_t *s, int write, counters_t *c);
 
 /* bench_compute.c (--compute) */
 int bench_compute_setup(bench_t *b);

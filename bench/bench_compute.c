@@ -71,7 +71,8 @@ int bench_compute_setup(bench_t *b) {
       ts[i] = MPI_Wtime() - t0;
       bench_max_doubles(&ts[i], 1);
     }
-    double lo = ts[0] < ts[1] ? ts[0] : ts[1], hi = ts[0] < ts[1] ? ts[1] : ts[0];
+    double lo = ts[0] < ts[1] ? ts[0] : ts[1];
+    double hi = ts[0] < ts[1] ? ts[1] : ts[0];
     t = ts[2] < lo ? lo : ts[2] > hi ? hi : ts[2]; /* the median */
     if (t <= 0)
       break;

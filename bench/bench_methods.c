@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * bench_methods.c - the ways of moving one pattern's bytes.
+ * bench_methods.c - the ways of moving one pattern's bytes: the table of
+ * methods, the MPI-IO and POSIX ones (bench_darrayio.c: darrayio's).
  *
  *   darrayio-auto/-direct/-sieve/-twophase/-rows/-static/-groups
  *                  darray_write/darray_read on the pattern's description,
@@ -61,273 +62,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static int64_t dump_bytes(const bench_t *b) {
+int64_t bench_dump_bytes(const bench_t *b) {
   return b->p.dump_elems * b->p.esize;
 }
 
 /* Array k of dump d: its byte displacement in the file, its place in the
  * method's buffer (the pattern's buffer holds the arrays one after
  * another, buf_elems / narrays elements each). */
-static int64_t array_disp(const bench_t *b, int dump, int k) {
+int64_t bench_array_disp(const bench_t *b, int dump, int k) {
   return ((int64_t)dump * b->p.narrays + k) * b->p.array_elems * b->p.esize;
 }
 
-static void *array_buf(const bench_t *b, const mstate_t *s, int k) {
+void *bench_array_buf(const bench_t *b, const mstate_t *s, int k) {
   return (char *)s->buf + k * (b->p.buf_elems / b->p.narrays) * b->p.esize;
-}
-
-/* ---- darrayio ------------------------------------------------------------ */
-
-/* Open with darray_strategy = strategy (NULL: leave it to darrayio). A
- * strategy this build does not know makes the method unavailable. */
-static int da_open_with(bench_t *b, mstate_t *s, int write,
-                        const char *strategy) {
-  MPI_Info info = bench_info(b->o.hints);
-  bench_info_add(info, s->m->hints);
-  if (strategy)
-    MPI_Info_set(info, "darray_strategy", strategy);
-  int mode = write ? DARRAY_MODE_RDWR | DARRAY_MODE_CREATE : DARRAY_MODE_RDONLY;
-  int rc = darray_file_open(MPI_COMM_WORLD, s->path, mode, info, &s->df);
-  MPI_Info_free(&info);
-  if (rc == DARRAY_EHINT && strategy &&
-      strstr(darray_errmsg(NULL), "darray_strategy")) {
-    snprintf(s->why, sizeof s->why, "this darrayio has no strategy '%s' (%s)",
-             strategy, darray_errmsg(NULL));
-    return BENCH_UNAVAILABLE;
-  }
-  if (rc) {
-    snprintf(s->why, sizeof s->why, "darray_file_open: %s",
-             darray_errmsg(NULL));
-    return -1;
-  }
-  char v[64];
-  darray_file_get_hint(s->df, "darray_strategy", v, sizeof v);
-  if (strcmp(v, strategy ? strategy : "auto") != 0) {
-    snprintf(s->why, sizeof s->why, "darray_strategy is %s, not %s "
-             "(DARRAYIO_HINTS?)", v, strategy ? strategy : "auto");
-    darray_file_close(&s->df);
-    return BENCH_UNAVAILABLE;
-  }
-  darray_file_reset_stats(s->df);
-  s->explain = b->o.explain && !strategy && !b->explained[write];
-  if (s->explain && b->rank == 0) {
-    if (b->p.slab)
-      printf("darrayio-auto, %s of slabs: darray_explain() describes whole "
-             "arrays; the strategy of each section call follows (the first "
-             "one's reason from darrayio on stderr)\n",
-             write ? "write" : "read");
-    else
-      darray_explain(s->df, b->p.darr, write, stdout);
-    fflush(stdout);
-  }
-  b->explained[write] |= s->explain;
-  return 0;
-}
-
-static int da_auto(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, NULL);
-}
-static int da_direct(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "direct");
-}
-static int da_sieve(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "sieve");
-}
-static int da_twophase(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "twophase");
-}
-static int da_rows(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "rows");
-}
-static int da_static(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "static");
-}
-static int da_groups(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "groups");
-}
-
-static int da_mapped(bench_t *b, mstate_t *s, int w) {
-  return da_open_with(b, s, w, "mapped");
-}
-
-/* A .npz dataset with the pattern's array as member "u": created whole
- * for writing, bound to the existing member for reading. Patterns of
- * several dumps or slabs are not offered (a member per dump would need a
- * description per dump; sections would read the member back at close). */
-static int da_npz(bench_t *b, mstate_t *s, int write) {
-  if (b->p.ndumps != 1 || b->p.narrays != 1 || b->p.slab) {
-    snprintf(s->why, sizeof s->why, "darrayio-npz: one array, whole arrays "
-             "only (not %s)", b->p.name);
-    return BENCH_UNAVAILABLE;
-  }
-  MPI_Info info = bench_info(b->o.hints);
-  bench_info_add(info, s->m->hints);
-  int mode = write ? DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC
-                   : DARRAY_MODE_RDONLY;
-  int rc = darray_dataset_open(MPI_COMM_WORLD, s->path, mode, info, &s->df);
-  MPI_Info_free(&info);
-  if (rc == DARRAY_ENOTSUP) {
-    snprintf(s->why, sizeof s->why, "%s", darray_errmsg(NULL));
-    return BENCH_UNAVAILABLE;
-  }
-  if (rc) {
-    snprintf(s->why, sizeof s->why, "darray_dataset_open: %s",
-             darray_errmsg(NULL));
-    return -1;
-  }
-  if ((rc = darray_define(s->df, "u", b->p.darr)) != 0) {
-    snprintf(s->why, sizeof s->why, "darray_define: %s",
-             darray_file_errmsg(s->df));
-    darray_file_close(&s->df);
-    return -1;
-  }
-  darray_file_reset_stats(s->df);
-  return 0;
-}
-
-/* --explain, slabs: rank 0 prints the strategies of the steps, a range of
- * steps per strategy. */
-static void explain_step(bench_t *b, mstate_t *s, int step) {
-  darray_stats_t st;
-  darray_file_get_stats(s->df, &st);
-  int last = step == b->p.nsteps - 1, change = strcmp(st.strategy, s->xs);
-  if (step > 0 && change && b->rank == 0)
-    printf("  steps %d-%d: %s\n", s->xfrom, step - 1, s->xs);
-  if (step == 0 || change) {
-    s->xfrom = step;
-    snprintf(s->xs, sizeof s->xs, "%s", st.strategy);
-  }
-  if (last && b->rank == 0) {
-    printf("  steps %d-%d: %s\n", s->xfrom, step, s->xs);
-    fflush(stdout);
-  }
-}
-
-/* Slabs: this rank's section of the step (empty when it has none left).
- * With --explain the first call runs with DARRAYIO_VERBOSE=1, on which
- * darrayio's rank 0 says on stderr what it chose and why. */
-static int da_section(bench_t *b, mstate_t *s, int write, int step) {
-  const pattern_t *p = &b->p;
-  int verbose = s->explain && step == 0 && getenv("DARRAYIO_VERBOSE") == NULL;
-  if (verbose)
-    setenv("DARRAYIO_VERBOSE", "1", 1);
-  int rc = 0;
-  for (int g = 0; g < bench_slab_pieces(p) && rc == 0; g++) {
-    int64_t start[3], count[3];
-    char *buf = (char *)s->buf + bench_slab_piece(p, g, start, count);
-    rc = write ? darray_write_section(s->df, p->darr, start, count,
-                                      DARRAY_ORDER_C, buf)
-               : darray_read_section(s->df, p->darr, start, count,
-                                     DARRAY_ORDER_C, buf);
-  }
-  if (verbose) {
-    fflush(stderr);
-    unsetenv("DARRAYIO_VERBOSE");
-  }
-  if (rc == 0 && s->explain)
-    explain_step(b, s, step);
-  return rc;
-}
-
-static int da_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
-  int rc = 0;
-  if (b->p.slab) {
-    darray_set_displacement(b->p.darr, dump * dump_bytes(b));
-    rc = da_section(b, s, write, step);
-  } else {
-    for (int k = 0; k < b->p.narrays && rc == 0; k++) {
-      darray_set_displacement(b->p.darr, array_disp(b, dump, k));
-      rc = write ? darray_write(s->df, b->p.darr, array_buf(b, s, k))
-                 : darray_read(s->df, b->p.darr, array_buf(b, s, k));
-    }
-  }
-  if (rc)
-    snprintf(s->why, sizeof s->why, "%s: %s",
-             b->p.slab ? write ? "darray_write_section" : "darray_read_section"
-                       : write ? "darray_write" : "darray_read",
-             darray_file_errmsg(s->df));
-  /* a forced strategy that cannot move this pattern (rows on one
-   * process, on MULTIPARTITION or on slabs): refused on every rank */
-  if (rc == DARRAY_EHINT && strstr(s->why, "darray_strategy="))
-    return BENCH_UNAVAILABLE;
-  return rc ? -1 : 0;
-}
-
-/* Post array k of the step, or for a sweep its slab k (of the step's
- * --slab-group). The description is copied at post: the next array may
- * move it at once. */
-static int da_post_array(bench_t *b, mstate_t *s, int write, int dump,
-                         int k) {
-  const pattern_t *p = &b->p;
-  darray_request_t *req = &s->req[s->nreq];
-  if (p->slab) {
-    int64_t start[3], count[3];
-    char *buf = (char *)s->buf + bench_slab_piece(p, k, start, count);
-    darray_set_displacement(p->darr, dump * dump_bytes(b));
-    return write ? darray_iwrite_section(s->df, p->darr, start, count,
-                                         DARRAY_ORDER_C, buf, req)
-                 : darray_iread_section(s->df, p->darr, start, count,
-                                        DARRAY_ORDER_C, buf, req);
-  }
-  void *buf = array_buf(b, s, k);
-  darray_set_displacement(p->darr, array_disp(b, dump, k));
-  return write ? darray_iwrite(s->df, p->darr, buf, req)
-               : darray_iread(s->df, p->darr, buf, req);
-}
-
-/* darrayio-async: post step k of dump d, a request per array (with a sync
- * after a dump's last step under --fsync); complete waits for them all
- * with one darray_wait_all. */
-static int da_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
-  const pattern_t *p = &b->p;
-  int rc = 0;
-  s->nreq = 0;
-  int n = p->slab ? bench_slab_pieces(p) : p->narrays;
-  for (int k = 0; k < n && rc == 0; k++)
-    if ((rc = da_post_array(b, s, write, dump, k)) == 0)
-      s->nreq++;
-  if (rc == 0 && write && b->o.fsync && step == p->nsteps - 1 &&
-      (rc = darray_file_isync(s->df, &s->req[s->nreq])) == 0)
-    s->nreq++;
-  if (rc)
-    snprintf(s->why, sizeof s->why, "posting: %s", darray_file_errmsg(s->df));
-  return rc ? -1 : 0;
-}
-
-static int da_complete(bench_t *b, mstate_t *s, int write) {
-  (void)b, (void)write;
-  int rc = darray_wait_all(s->df, s->nreq, s->req, NULL);
-  s->nreq = 0;
-  s->calls++;
-  if (rc)
-    snprintf(s->why, sizeof s->why, "darray_wait_all: %s",
-             darray_file_errmsg(s->df));
-  return rc ? -1 : 0;
-}
-
-static int da_sync(bench_t *b, mstate_t *s) {
-  (void)b;
-  int rc = darray_file_sync(s->df);
-  if (rc)
-    snprintf(s->why, sizeof s->why, "darray_file_sync: %s",
-             darray_file_errmsg(s->df));
-  return rc ? -1 : 0;
-}
-
-static int da_close(bench_t *b, mstate_t *s) {
-  (void)b;
-  s->explain = 0;
-  return darray_file_close(&s->df) ? -1 : 0;
-}
-
-static void da_stats(bench_t *b, mstate_t *s, int write, counters_t *c) {
-  darray_stats_t st;
-  (void)b;
-  darray_file_get_stats(s->df, &st);
-  *c = (counters_t){write ? st.write_calls : st.read_calls,
-                    st.bytes_exchanged, st.cycles, st.peak_temp_bytes, "",
-                    st.calls, st.collectives, st.bytes_copied, st.messages};
-  snprintf(c->strategy, sizeof c->strategy, "%s", st.strategy);
 }
 
 /* ---- MPI-IO -------------------------------------------------------------- */
@@ -383,7 +130,7 @@ static int l0_run(void *ctx, int64_t foff, int64_t moff, int64_t len) {
 
 static int l0_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   (void)step; /* the pattern's box is the step's */
-  l0ctx_t c = {s, write, dump * dump_bytes(b)};
+  l0ctx_t c = {s, write, dump * bench_dump_bytes(b)};
   return bench_runs(&b->p, l0_run, &c);
 }
 
@@ -417,8 +164,8 @@ static int slab_xfer(bench_t *b, mstate_t *s, int write, int dump, int coll) {
     MPI_Type_create_subarray(3, gs, sub, start, MPI_ORDER_C, p->etype, &ft);
     MPI_Type_commit(&ft);
   }
-  err = MPI_File_set_view(s->fh, dump * dump_bytes(b), p->etype, ft, "native",
-                          MPI_INFO_NULL);
+  err = MPI_File_set_view(s->fh, dump * bench_dump_bytes(b), p->etype, ft,
+                          "native", MPI_INFO_NULL);
   if (n > 0)
     MPI_Type_free(&ft);
   if (err != MPI_SUCCESS)
@@ -452,7 +199,7 @@ static int l2_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   int err = MPI_SUCCESS;
   for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
     MPI_Offset off = view_off(b, dump, k);
-    void *buf = array_buf(b, s, k);
+    void *buf = bench_array_buf(b, s, k);
     MPI_Status st;
     err = write ? MPI_File_write_at(s->fh, off, buf, 1, b->p.mtype, &st)
                 : MPI_File_read_at(s->fh, off, buf, 1, b->p.mtype, &st);
@@ -468,7 +215,7 @@ static int l3_xfer(bench_t *b, mstate_t *s, int write, int dump, int step) {
   int err = MPI_SUCCESS;
   for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
     MPI_Offset off = view_off(b, dump, k);
-    void *buf = array_buf(b, s, k);
+    void *buf = bench_array_buf(b, s, k);
     MPI_Status st;
     err = write ? MPI_File_write_at_all(s->fh, off, buf, 1, b->p.mtype, &st)
                 : MPI_File_read_at_all(s->fh, off, buf, 1, b->p.mtype, &st);
@@ -493,7 +240,7 @@ static int l3a_post(bench_t *b, mstate_t *s, int write, int dump, int step) {
   s->nreq = 0;
   for (int k = 0; k < b->p.narrays && err == MPI_SUCCESS; k++) {
     MPI_Offset off = view_off(b, dump, k);
-    void *buf = array_buf(b, s, k);
+    void *buf = bench_array_buf(b, s, k);
     MPI_Request *req = &s->mreq[s->nreq];
     err = write ? MPI_File_iwrite_at_all(s->fh, off, buf, 1, b->p.mtype, req)
                 : MPI_File_iread_at_all(s->fh, off, buf, 1, b->p.mtype, req);
@@ -552,7 +299,7 @@ static int px_run(void *ctx, int64_t foff, int64_t moff, int64_t len) {
 static int px_l0_xfer(bench_t *b, mstate_t *s, int write, int dump,
                       int step) {
   (void)step; /* the pattern's box is the step's */
-  l0ctx_t c = {s, write, dump * dump_bytes(b)};
+  l0ctx_t c = {s, write, dump * bench_dump_bytes(b)};
   return bench_runs(&b->p, px_run, &c);
 }
 
@@ -561,7 +308,7 @@ static int px_l0_xfer(bench_t *b, mstate_t *s, int write, int dump,
 static int px_stretch_xfer(bench_t *b, mstate_t *s, int write, int dump,
                            int step) {
   (void)step;
-  l0ctx_t c = {s, write, dump * dump_bytes(b)};
+  l0ctx_t c = {s, write, dump * bench_dump_bytes(b)};
   return bench_pieces(&b->p, s->lo, s->hi, px_run, &c);
 }
 
@@ -584,22 +331,22 @@ static int px_close(bench_t *b, mstate_t *s) {
 /* ---- the table ----------------------------------------------------------- */
 
 const method_t bench_methods[] = {
-    {"darrayio-auto", 0, da_auto, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-direct", 0, da_direct, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-sieve", 0, da_sieve, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-twophase", 0, da_twophase, da_xfer, da_close, da_stats, NULL,
-     0, NULL, NULL, da_sync, NULL},
-    {"darrayio-rows", 0, da_rows, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-static", 0, da_static, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-groups", 0, da_groups, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
-    {"darrayio-mapped", 0, da_mapped, da_xfer, da_close, da_stats, NULL, 0,
-     NULL, NULL, da_sync, NULL},
+    {"darrayio-auto", 0, bench_da_auto, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-direct", 0, bench_da_direct, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-sieve", 0, bench_da_sieve, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-twophase", 0, bench_da_twophase, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-rows", 0, bench_da_rows, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-static", 0, bench_da_static, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-groups", 0, bench_da_groups, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-mapped", 0, bench_da_mapped, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, NULL, NULL, bench_da_sync, NULL},
     {"mpiio-l0", 0, l0_open, l0_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
      mpi_sync, NULL},
     {"mpiio-l2", 0, l2_open, l2_xfer, mpi_close, NULL, NULL, 0, NULL, NULL,
@@ -614,10 +361,11 @@ const method_t bench_methods[] = {
      NULL, px_sync, NULL},
     {"conforming", 2, px_open, px_stretch_xfer, px_close, NULL, NULL, 0,
      NULL, NULL, px_sync, NULL},
-    {"darrayio-npz", 0, da_npz, da_xfer, da_close, da_stats, NULL, 1, NULL,
-     NULL, da_sync, NULL},
-    {"darrayio-async", 0, da_auto, da_xfer, da_close, da_stats, NULL, 0,
-     da_post, da_complete, da_sync, "darrayio-auto"},
+    {"darrayio-npz", 0, bench_da_npz, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 1, NULL, NULL, bench_da_sync, NULL},
+    {"darrayio-async", 0, bench_da_auto, bench_da_xfer, bench_da_close,
+     bench_da_stats, NULL, 0, bench_da_post, bench_da_complete, bench_da_sync,
+     "darrayio-auto"},
     {"mpiio-l3-async", 0, l3a_open, l3_xfer, mpi_close, NULL, NULL, 0,
      l3a_post, l3a_complete, mpi_sync, "mpiio-l3"},
 };

@@ -19,12 +19,13 @@
  * the file on disk against the closed form, then a timed read phase into a
  * poisoned buffer, checked element by element. A dump is moved in one call
  * per method and rank, or for the slab sweep in one call per slab (a
- * step); the K arrays of multi's one dump, one call per array. Before each timed write the method's file is deleted and the page
- * cache pre-touched (bench_sys.c); with --cold the page cache is dropped
- * before each timed phase. A phase's time is the sum over dumps and steps
- * of the slowest rank's time in the I/O call alone, after a barrier. A
- * method that reads or writes wrong bytes is reported as VERIFY FAILED and
- * the program exits with status 1.
+ * step); the K arrays of multi's one dump, one call per array. Before each
+ * timed write the method's file is deleted and the page cache pre-touched
+ * (bench_sys.c); with --cold the page cache is dropped before each timed
+ * phase. A phase's time is the sum over dumps and steps of the slowest
+ * rank's time in the I/O call alone, after a barrier. A method that reads or
+ * writes wrong bytes is reported as VERIFY FAILED and the program exits with
+ * status 1.
  *
  * Output: one line per measurement,
  *   RESULT pattern=dist3d op=write method=mpiio-l3 np=2 bytes=67108864

@@ -16,7 +16,8 @@
  * \code
  * darray_t a;
  * int64_t gsizes[3] = {256, 256, 256};
- * darray_dist_t dist[3] = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK};
+ * darray_dist_t dist[3] = {DARRAY_DIST_BLOCK, DARRAY_DIST_BLOCK,
+ *                          DARRAY_DIST_BLOCK};
  * darray_create(MPI_COMM_WORLD, 3, gsizes, DARRAY_INT32, &a);   // collective
  * darray_set_distribution(a, dist, NULL);                        // local
  * darray_commit(a);                                              // collective
@@ -1527,12 +1528,13 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * the other instead, so the later request's bytes stay. A failure while
  * a merged access moves bytes is every merged request's, but for a
  * merged read that meets the file's end: its requests are then read
- * again one by one, so that each reports its own DARRAY_EEOF or success. The thread starts a request as soon as it is posted, so a
- * batch holds what is queued behind the request it starts; with the hint
- * `darray_async_start` = `wait` it starts nothing until the program waits,
- * tests or syncs, so that the requests posted before merge; a wait (or a
- * blocking call on the file) then runs them in the program's thread, with
- * no hand-off to the I/O thread and back.
+ * again one by one, so that each reports its own DARRAY_EEOF or success. The
+ * thread starts a request as soon as it is posted, so a batch holds what is
+ * queued behind the request it starts; with the hint `darray_async_start` =
+ * `wait` it starts nothing until the program waits, tests or syncs, so that
+ * the requests posted before merge; a wait (or a blocking call on the file)
+ * then runs them in the program's thread, with no hand-off to the I/O thread
+ * and back.
  *
  * Below `MPI_THREAD_MULTIPLE` (darray_async = files) nothing
  * is merged: each request's agreement before its transfer happens when it

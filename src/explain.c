@@ -114,7 +114,8 @@ static void ownership_map(const struct darray_s *a, FILE *out) {
     return;
   }
   int slow = a->d.perm[0], fast = a->d.perm[a->d.ndims - 1];
-  int64_t nrow = a->d.ndims == 2 ? a->d.gsizes[slow] : 1, ncol = a->d.gsizes[fast];
+  int64_t nrow = a->d.ndims == 2 ? a->d.gsizes[slow] : 1;
+  int64_t ncol = a->d.gsizes[fast];
   int64_t rows = nrow < 16 ? nrow : 16, cols = ncol < 64 ? ncol : 64;
   fprintf(out, "  ownership map of the file (%s): %" PRId64 " of %" PRId64
                " rows, %" PRId64 " of %" PRId64 " columns, character = rank\n",

@@ -13,7 +13,7 @@
  * (tools/version.sh) and named the tarball, darrayio.pc and the CMake
  * package after it. A header whose version changed since then would ship
  * under the old name: refuse to build until configure is remade. */
-#if defined(DARRAY_CONFIGURE_VERSION_MAJOR) && /* (no config.h: fuzz/run.sh) */ \
+#if defined(DARRAY_CONFIGURE_VERSION_MAJOR) && /* no config.h: fuzz/run.sh */  \
     (DARRAY_CONFIGURE_VERSION_MAJOR != DARRAYIO_VERSION_MAJOR ||               \
      DARRAY_CONFIGURE_VERSION_MINOR != DARRAYIO_VERSION_MINOR ||               \
      DARRAY_CONFIGURE_VERSION_PATCH != DARRAYIO_VERSION_PATCH)

@@ -78,7 +78,8 @@ static inline void dor_rank_coords(int nd, const int grid[], int rank,
   }
 }
 
-static inline int dor_coords_rank(int nd, const int grid[], const int coords[]) {
+static inline int dor_coords_rank(int nd, const int grid[],
+                                  const int coords[]) {
   int r = 0;
   for (int d = 0; d < nd; d++)
     r = r * grid[d] + coords[d];

@@ -196,7 +196,8 @@ static MPI_Info make_info(const char *hints) {
   MPI_Info info;
   MPI_Info_create(&info);
   char *s = strdup(hints), *save = NULL;
-  for (char *kv = strtok_r(s, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+  for (char *kv = strtok_r(s, ",", &save); kv;
+       kv = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(kv, '=');
     if (eq != NULL) {
       *eq = '\0';

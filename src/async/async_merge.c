@@ -10,10 +10,10 @@
  * boxes (the end of this comment).
  *
  * Which requests merge (darray__merge_follows in async_chain.c, asked by
- * batch_of in async_thread.c while it forms a batch): a chain of whole-array requests of one
- * operation, outside a dataset, posted one after another, on arrays whose
- * descriptions are alike but for the displacement (shape, element,
- * distribution, grid, storage order; the memory layouts, ghosts and
+ * batch_of in async_thread.c while it forms a batch): a chain of whole-array
+ * requests of one operation, outside a dataset, posted one after another, on
+ * arrays whose descriptions are alike but for the displacement (shape,
+ * element, distribution, grid, storage order; the memory layouts, ghosts and
  * padding, may differ: they shape only each process's own cells), each
  * array starting in the file where the one posted before it ends, with
  * fewer than DARRAY_MAX_DIMS dimensions. That is a dump of several arrays

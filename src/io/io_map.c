@@ -37,7 +37,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* ---- libc's calls (io_sys_t.map, .reserve) -------------------------------- */
+/* ---- libc's calls (io_sys_t.map, .reserve) ------------------------------- */
 
 int darray__io_sys_map(io_file_t *f, size_t n, int64_t off, size_t skip,
                        bool write, void **p) {

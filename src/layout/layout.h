@@ -133,6 +133,31 @@ DARRAY_HIDDEN void darray__layout_count(const darray_desc_t *a,
                                         const section_t *sec, int nsec,
                                         int64_t *nruns, int64_t *bytes);
 
+/* ---- one cell's odometer (layout_runs.c), which the closed forms
+ * (layout_forms.c) position and read */
+
+/* The odometer of cell sec at its first run (it->done: the cell is
+ * empty). */
+DARRAY_HIDDEN void darray__layout_secit_init(layout_secit_t *it,
+                                             const darray_desc_t *a,
+                                             const section_t *sec);
+/* The run at the odometer's position, as section number secno's. */
+DARRAY_HIDDEN void darray__layout_secit_run(layout_secit_t *it,
+                                            const darray_desc_t *a,
+                                            const section_t *sec, int secno,
+                                            layout_run_t *r);
+/* The odometer of cell sec at its first run that ends after file offset
+ * off (it->done: none does); c holds off's coordinates
+ * (darray__layout_file_coords). */
+DARRAY_HIDDEN void darray__layout_secit_at(layout_secit_t *it,
+                                           const darray_desc_t *a,
+                                           const section_t *sec, int64_t off,
+                                           const int64_t c[]);
+/* The coordinates c[0..ndims), in file order, of the element holding file
+ * offset off (all 0 up to the displacement). */
+DARRAY_HIDDEN void darray__layout_file_coords(const darray_desc_t *a,
+                                              int64_t off, int64_t c[]);
+
 /* ---- access analysis (layout_analysis.c): the verdicts the planner,
  * darray_explain and the storage advisor share */
 

@@ -11,6 +11,7 @@
  * the run dimension times the full extent of every faster dimension, and the
  * runs of a cell are enumerated by an odometer over the slower dimensions'
  * indices and the run dimension's blocks: O(ndims) state, no lists.
+ * Their numbers in closed form, from the odometer: layout_forms.c.
  */
 #include "layout/layout.h"
 
@@ -49,8 +50,8 @@ bool darray__layout_mem_contig(const darray_desc_t *a, const section_t *sec) {
   return runs_mem_contig(a, sec, run_depth(a, sec));
 }
 
-static void secit_init(layout_secit_t *it, const darray_desc_t *a,
-                       const section_t *sec) {
+void darray__layout_secit_init(layout_secit_t *it, const darray_desc_t *a,
+                               const section_t *sec) {
   it->depth = run_depth(a, sec);
   it->mem_contig = runs_mem_contig(a, sec, it->depth);
   it->done = false;
@@ -86,8 +87,9 @@ static void secit_base(layout_secit_t *it, const darray_desc_t *a,
  * indices by addition (secit_advance), so a run whose row moved by one
  * costs one dimension's offsets; after a jump (base_ok false: the
  * positions were set from outside) every global index is computed. */
-static void secit_run(layout_secit_t *it, const darray_desc_t *a,
-                      const section_t *sec, int secno, layout_run_t *r) {
+void darray__layout_secit_run(layout_secit_t *it, const darray_desc_t *a,
+                              const section_t *sec, int secno,
+                              layout_run_t *r) {
   if (!it->base_ok) {
     for (int i = 0; i < it->depth; i++) {
       const dist_set_t *s = &sec->set[a->perm[i]];
@@ -152,7 +154,7 @@ static void refill(layout_iter_t *it, int s) {
     it->head[s].len = -1;
     return;
   }
-  secit_run(si, it->a, &it->sec[s], s, &it->head[s]);
+  darray__layout_secit_run(si, it->a, &it->sec[s], s, &it->head[s]);
   secit_advance(si, it->a, &it->sec[s]);
 }
 
@@ -168,7 +170,7 @@ int darray__layout_iter_init(layout_iter_t *it, const darray_desc_t *a,
     return DARRAY_ENOMEM;
   }
   for (int s = 0; s < nsec; s++) {
-    secit_init(&it->it[s], a, &sec[s]);
+    darray__layout_secit_init(&it->it[s], a, &sec[s]);
     refill(it, s);
   }
   it->ordered = darray__layout_cells_ordered(a, sec, nsec);
@@ -263,19 +265,22 @@ static void secit_seek(layout_secit_t *it, const darray_desc_t *a,
 }
 
 /* Position one cell's odometer on its first run that ends after file
- * offset off; c holds off's coordinates in file order (file_coords). */
-static void secit_at(layout_secit_t *it, const darray_desc_t *a,
-                     const section_t *sec, int64_t off, const int64_t c[]) {
+ * offset off; c holds off's coordinates in file order
+ * (darray__layout_file_coords). */
+void darray__layout_secit_at(layout_secit_t *it, const darray_desc_t *a,
+                             const section_t *sec, int64_t off,
+                             const int64_t c[]) {
   int64_t rel = off - a->disp;
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
-  secit_init(it, a, sec);
+  darray__layout_secit_init(it, a, sec);
   if (rel >= total)
     it->done = true;
   else if (rel > 0 && !it->done)
     secit_seek(it, a, sec, c);
 }
 
-static void file_coords(const darray_desc_t *a, int64_t off, int64_t c[]) {
+void darray__layout_file_coords(const darray_desc_t *a, int64_t off,
+                                int64_t c[]) {
   int64_t rel = off - a->disp;
   for (int i = 0; i < a->ndims; i++) {
     int d = a->perm[i];
@@ -285,9 +290,9 @@ static void file_coords(const darray_desc_t *a, int64_t off, int64_t c[]) {
 
 void darray__layout_seek(layout_iter_t *it, int64_t off) {
   int64_t c[DARRAY_MAX_DIMS];
-  file_coords(it->a, off, c);
+  darray__layout_file_coords(it->a, off, c);
   for (int s = 0; s < it->nsec; s++) {
-    secit_at(&it->it[s], it->a, &it->sec[s], off, c);
+    darray__layout_secit_at(&it->it[s], it->a, &it->sec[s], off, c);
     refill(it, s);
   }
 }
@@ -322,7 +327,7 @@ static int64_t copy_cell_window(const darray_desc_t *a,
                                 char *win, bool to_win) {
   layout_secit_t it;
   int64_t n = 0;
-  secit_at(&it, a, sec, lo, c);
+  darray__layout_secit_at(&it, a, sec, lo, c);
   if (it.done)
     return 0;
   int dim = a->perm[it.depth];
@@ -331,7 +336,7 @@ static int64_t copy_cell_window(const darray_desc_t *a,
   int64_t mstep = rs->block * sec->mem_stride[dim];
   while (!it.done) {
     layout_run_t r;
-    secit_run(&it, a, sec, secno, &r);
+    darray__layout_secit_run(&it, a, sec, secno, &r);
     for (int64_t j = it.pos[it.depth];; j++) {
       if (r.foff >= hi)
         return n; /* the cell's later runs lie further on */
@@ -353,156 +358,8 @@ int64_t darray__layout_copy_window(const darray_desc_t *a,
                                    int64_t hi, char *user, char *win,
                                    bool to_win) {
   int64_t c[DARRAY_MAX_DIMS], n = 0;
-  file_coords(a, lo, c);
+  darray__layout_file_coords(a, lo, c);
   for (int s = 0; s < nsec; s++) /* cells never share a byte */
     n += copy_cell_window(a, &sec[s], s, lo, hi, c, user, win, to_win);
   return n;
-}
-
-int darray__layout_extent(const darray_desc_t *a, const section_t *sec,
-                          int nsec, int64_t *lo, int64_t *hi) {
-  *lo = *hi = 0;
-  bool any = false;
-  for (int s = 0; s < nsec; s++) {
-    layout_secit_t it;
-    secit_init(&it, a, &sec[s]);
-    if (it.done)
-      continue;
-    layout_run_t first, last;
-    secit_run(&it, a, &sec[s], s, &first);
-    for (int i = 0; i <= it.depth; i++) { /* the odometer's last position */
-      const dist_set_t *set = &sec[s].set[a->perm[i]];
-      it.pos[i] = (i == it.depth ? set->count : darray__dist_set_size(set)) - 1;
-    }
-    it.base_ok = false;
-    secit_run(&it, a, &sec[s], s, &last);
-    if (!any || first.foff < *lo)
-      *lo = first.foff;
-    if (!any || last.foff + last.len > *hi)
-      *hi = last.foff + last.len;
-    any = true;
-  }
-  return DARRAY_SUCCESS;
-}
-
-bool darray__layout_cells_ordered(const darray_desc_t *a,
-                                  const section_t *sec, int nsec) {
-  int64_t end = INT64_MIN;
-  for (int s = 0; s < nsec; s++) {
-    int64_t lo, hi;
-    darray__layout_extent(a, &sec[s], 1, &lo, &hi);
-    if (lo == hi)
-      continue; /* empty */
-    if (lo < end)
-      return false;
-    end = hi;
-  }
-  return true;
-}
-
-void darray__layout_count(const darray_desc_t *a, const section_t *sec,
-                          int nsec, int64_t *nruns, int64_t *bytes) {
-  *nruns = *bytes = 0;
-  for (int s = 0; s < nsec; s++) {
-    layout_secit_t it;
-    secit_init(&it, a, &sec[s]);
-    if (it.done)
-      continue;
-    int64_t n = sec[s].set[a->perm[it.depth]].count, b = a->esize;
-    for (int i = 0; i < it.depth; i++)
-      n *= darray__dist_set_size(&sec[s].set[a->perm[i]]);
-    for (int d = 0; d < a->ndims; d++)
-      b *= darray__dist_set_size(&sec[s].set[d]);
-    *nruns += n;
-    *bytes += b;
-  }
-}
-
-void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
-                            int nsec, layout_summary_t *sum) {
-  *sum = (layout_summary_t){0, 0, 0, 0, 0, 0};
-  darray__layout_count(a, sec, nsec, &sum->nruns, &sum->bytes);
-  darray__layout_extent(a, sec, nsec, &sum->lo, &sum->hi);
-  for (int s = 0; s < nsec; s++) {
-    layout_secit_t it;
-    secit_init(&it, a, &sec[s]);
-    if (it.done)
-      continue;
-    const dist_set_t *set = &sec[s].set[a->perm[it.depth]];
-    int64_t unit = a->fstride[a->perm[it.depth]];
-    int64_t lmin = set->last < set->block ? set->last : set->block;
-    if (sum->min_run == 0 || lmin * unit < sum->min_run)
-      sum->min_run = lmin * unit;
-    int64_t lmax = set->count > 1 ? set->block : set->last;
-    if (lmax * unit > sum->max_run)
-      sum->max_run = lmax * unit;
-  }
-}
-
-/* ------------------------------------------------------------------------ */
-/* Closed forms over file ranges (two-phase streams): no run is walked.     */
-
-/* Bytes of one cell's runs before file offset x; c: x's coordinates. */
-static int64_t cell_bytes_before(const darray_desc_t *a, const section_t *sec,
-                                 int64_t x, const int64_t c[]) {
-  layout_secit_t it;
-  secit_init(&it, a, sec);
-  if (it.done)
-    return 0; /* an empty cell */
-  int dim = a->perm[it.depth];
-  const dist_set_t *rs = &sec->set[dim];
-  int64_t rowbytes = darray__dist_set_size(rs) * a->fstride[dim];
-  int64_t rows = 1;
-  for (int i = 0; i < it.depth; i++)
-    rows *= darray__dist_set_size(&sec->set[a->perm[i]]);
-  secit_at(&it, a, sec, x, c);
-  if (it.done)
-    return rows * rowbytes; /* every run lies before x */
-  int64_t before = 0; /* whole rows before the position, mixed radix */
-  for (int i = 0; i < it.depth; i++)
-    before = before * darray__dist_set_size(&sec->set[a->perm[i]]) +
-             it.pos[i];
-  int64_t bytes = before * rowbytes + it.pos[it.depth] * rs->block *
-                                          a->fstride[dim];
-  layout_run_t r;
-  secit_run(&it, a, sec, 0, &r);
-  return bytes + (x > r.foff ? x - r.foff : 0); /* a run across x */
-}
-
-int64_t darray__layout_bytes_before(const darray_desc_t *a,
-                                    const section_t *sec, int nsec,
-                                    int64_t x) {
-  int64_t c[DARRAY_MAX_DIMS], sum = 0;
-  file_coords(a, x, c);
-  for (int s = 0; s < nsec; s++)
-    sum += cell_bytes_before(a, &sec[s], x, c);
-  return sum;
-}
-
-bool darray__layout_file_packed(const darray_desc_t *a,
-                                const section_t *sec) {
-  int64_t expect = a->esize;
-  for (int i = a->ndims - 1; i >= 0; i--) {
-    int d = a->perm[i];
-    int64_t n = darray__dist_set_size(&sec->set[d]);
-    if (n == 0)
-      return true; /* no bytes at all */
-    if (n > 1 && sec->mem_stride[d] != expect)
-      return false;
-    expect *= n;
-  }
-  return true;
-}
-
-void darray__layout_pack_section(const darray_desc_t *a, const section_t *in,
-                                 int64_t base, section_t *out) {
-  *out = *in;
-  int64_t stride = a->esize;
-  for (int i = a->ndims - 1; i >= 0; i--) {
-    int d = a->perm[i];
-    out->mem_stride[d] = stride;
-    stride *= darray__dist_set_size(&in->set[d]);
-  }
-  out->mem_base = base;
-  out->alloc_bytes = stride;
 }

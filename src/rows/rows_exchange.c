@@ -14,8 +14,9 @@
  * into the window's image, row by row of runs (a stream is its sender's
  * cell packed in file order); each extent the window spans is one dense
  * stretch of the image and of the file, moved with one call (long
- * pieces go as vectors instead: rows_vector.c). A stream contiguous in its sender's buffer goes
- * straight from (into) it; a strided one through the M-byte pack buffer.
+ * pieces go as vectors instead: rows_vector.c). A stream contiguous in its
+ * sender's buffer goes straight from (into) it; a strided one through the
+ * M-byte pack buffer.
  *
  * Ordering, as in two-phase: receives that can be posted early are posted
  * before any send of the cycle, and a member blocks only on messages whose

@@ -69,7 +69,8 @@ int64_t darray__tp_boundary(const tp_domains_t *d, int i) {
   /* lo + span * i / A without forming span * i */
   int64_t b = d->lo + span / d->A * i + span % d->A * i / d->A;
   if (su > 0) /* to the nearest multiple of su; halves round up */
-    b = b % su < su - su / 2 ? b - b % su : darray__tp_round_up(b, 0, su, d->hi);
+    b = b % su < su - su / 2 ? b - b % su
+                             : darray__tp_round_up(b, 0, su, d->hi);
   b = darray__tp_round_up(b, d->disp, d->es, d->hi);
   return b < d->lo ? d->lo : b > d->hi ? d->hi : b;
 }

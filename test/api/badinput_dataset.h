@@ -145,7 +145,8 @@ static bool ds_make(const char *dir) {
   for (int i = 0; ok && i < 3; i++) {
     ok &= darray_create(MPI_COMM_WORLD, i < 2 ? 1 : 2, g[i],
                         i < 2 ? DARRAY_INT32 : DARRAY_DOUBLE, &a[i]) == 0;
-    ok &= ok && darray_commit(a[i]) == 0 && darray_define(f, names[i], a[i]) == 0;
+    ok &= ok && darray_commit(a[i]) == 0 &&
+          darray_define(f, names[i], a[i]) == 0;
     int64_t nb = 0;
     darray_local_bytes(a[i], &nb);
     char *buf = calloc((size_t)nb + 1, 1);

@@ -71,8 +71,9 @@ static const fcase_t cases[] = {
      DARRAY_ORDER_PERM, {2, 0, 1}, 0, "darray_strategy=sieve"},
     {1, {1000}, DARRAY_UINT8, "|u1", {DARRAY_DIST_CYCLIC}, {3},
      DARRAY_ORDER_C, {0}, 2, "darray_strategy=direct"},
-    {2, {40, 33}, DARRAY_DOUBLE, "<f8", {DARRAY_DIST_CYCLIC, DARRAY_DIST_CYCLIC},
-     {1, 1}, DARRAY_ORDER_C, {0, 1}, 0, "striping_unit=64k"},
+    {2, {40, 33}, DARRAY_DOUBLE, "<f8",
+     {DARRAY_DIST_CYCLIC, DARRAY_DIST_CYCLIC}, {1, 1}, DARRAY_ORDER_C, {0, 1},
+     0, "striping_unit=64k"},
     /* the CRC share fed by two-phase's aggregators from their chunks as
      * vectors of pieces (no image) and pipelined, and by a thread beside
      * independent writes */

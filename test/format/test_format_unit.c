@@ -131,7 +131,8 @@ static void vec_tests(const unsigned char *buf, int64_t size) {
     int64_t total = 0;
     for (int i = 0; i < n; i++) {
       int64_t len = (int64_t)(tu_value(25, k * MAXP + i) % cap[k % 3]);
-      int64_t at = (int64_t)(tu_value(27, k * MAXP + i) % (uint64_t)(size - len));
+      int64_t at =
+          (int64_t)(tu_value(27, k * MAXP + i) % (uint64_t)(size - len));
       iov[i] = (struct iovec){(void *)(buf + at), (size_t)len};
       memcpy(cat + total, buf + at, (size_t)len);
       total += len;

@@ -33,10 +33,11 @@
  * a message naming the hint or the path, nothing changed on disk:
  * striping_factor=0 and striping_unit=0, a hint contradicting the record
  * (darray_backend=posix given explicitly too, in the info and in
- * DARRAYIO_HINTS: only the default gives way to the record), a missing and a truncated subfile, a dataset on subfiles, and a read
- * past the logical end (DARRAY_EEOF); darray_explain() names the layout
- * and the locks; a write failing on one rank through DARRAYIO_FAULT gives
- * the same code on every rank.
+ * DARRAYIO_HINTS: only the default gives way to the record), a missing and a
+ * truncated subfile, a dataset on subfiles, and a read past the logical end
+ * (DARRAY_EEOF); darray_explain() names the layout and the locks; a write
+ * failing on one rank through DARRAYIO_FAULT gives the same code on every
+ * rank.
  */
 #include "io/test_subfiles.h"
 #include "subfiles_util.h"
@@ -206,7 +207,8 @@ static void layout_lists(void) {
         darray_t a = make_array(&dcases[d], DARRAY_ORDER_C, 40);
         int64_t bytes = 0;
         TU_OK(darray_local_bytes(a, &bytes));
-        void *buf = malloc((size_t)bytes + 1), *got = calloc((size_t)bytes + 1, 1);
+        void *buf = malloc((size_t)bytes + 1);
+        void *got = calloc((size_t)bytes + 1, 1);
         tu_fill_bytes(buf, bytes, 0x77u, tu_rank() * 100000);
         char plain[600], sub[600], hints[300], what[400];
         snprintf(plain, sizeof plain, "%s/plain", dir);

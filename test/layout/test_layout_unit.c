@@ -3,7 +3,8 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * test_layout_unit.c - the run iterator and the copy of src/layout, and the
- * memory side of src/dist (1 rank; internal functions from src/dist/dist.h and src/layout/layout.h).
+ * memory side of src/dist (1 rank; internal functions from src/dist/dist.h
+ * and src/layout/layout.h).
  *
  * Part 1: arrays committed through the public API on MPI_COMM_SELF, with
  *         hand-computed exact runs (foff, len, moff, mem_contig).
@@ -404,7 +405,8 @@ static void test_pretend_exact(void) {
     xrun_t want[6];
     for (int c = 0; c < 6; c++)
       want[c] = (xrun_t){16 * c + 8, 8, 4 * c, 0};
-    check_exact(&a->d, sec, nsec, want, 6, "4x6 Fortran file BLOCK rows rank 1");
+    check_exact(&a->d, sec, nsec, want, 6,
+                "4x6 Fortran file BLOCK rows rank 1");
     free(sec);
     darray_free(&a);
   }

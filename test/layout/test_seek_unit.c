@@ -13,8 +13,8 @@
  * cell's local indices (the rank of i among the cell's indices) and memory
  * strides the test chose. Each cell's elements, in file order, grouped
  * into runs, merged across cells by (offset, cell), are the expected runs.
- * A run is what src/layout/layout.h promises: a box that is a stretch of one file
- * dimension (the slowest one after which the cell owns every index of
+ * A run is what src/layout/layout.h promises: a box that is a stretch of one
+ * file dimension (the slowest one after which the cell owns every index of
  * every faster dimension) with the faster ones in full, so two elements
  * adjacent in the file share a run when they agree on every dimension
  * slower than that one. The iterator from the start must produce exactly

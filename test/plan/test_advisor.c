@@ -169,7 +169,8 @@ static judged_t oracle(int nd, const int64_t *g, int64_t esize,
   for (int d = 0; d < nd; d++)
     if (c->dist[d] == MP)
       nsec = (int)lround(sqrt((double)P));
-  int64_t *lo = malloc(sizeof *lo * (size_t)P), *hi = malloc(sizeof *hi * (size_t)P);
+  int64_t *lo = malloc(sizeof *lo * (size_t)P);
+  int64_t *hi = malloc(sizeof *hi * (size_t)P);
   judged_t j = {0, 0, 0, 0};
   int64_t k = 0;
   for (int r = 0; r < P; r++) {

@@ -13,12 +13,13 @@
  *     - two-phase: the largest file domain at the bandwidth, plus
  *       ceil(domain / C) cycles of a call and a synchronization, plus the
  *       exchange (pipelined writes: the longer of the file time and the
- *       exchange, plus a cycle's share of the shorter); C = (cb - M) / parts in whole elements (M = cb / 4), no
- *       larger than the largest domain, parts = staging (times the overlap
- *       depth of section reads) + an image for short pieces + a second
- *       slot for pipelined writes; on a striped file at least the cycles
- *       times the aggregators that meet on a server, logical and
- *       layout-aware domains (worked out at striped_estimates);
+ *       exchange, plus a cycle's share of the shorter); C = (cb - M) / parts
+ *       in whole elements (M = cb / 4), no larger than the largest domain,
+ *       parts = staging (times the overlap depth of section reads) + an
+ *       image for short pieces + a second slot for pipelined writes; on a
+ *       striped file at least the cycles times the aggregators that meet on
+ *       a server, logical and layout-aware domains (worked out at
+ *       striped_estimates);
  *     - sieving, extents apart: per process ceil(extent / W) windows of W =
  *       the buffer hint in whole elements, where that beats a call per run;
  *     - sieving, interleaved reads: the windows its join rule finds;
@@ -488,12 +489,11 @@ static void groups_estimates(void) {
  * (extent / window + 1) a call and the window's own cost
  * (darray_map_wr_window_ns 500000, darray_map_rd_window_ns 20000), the
  * bytes copied at darray_cb_exchange_mbs (0.1 ns) and the extent made
- * ready at
- * darray_map_wr_mbs (2000: 1/2 ns a byte) or darray_map_rd_mbs (25000:
- * 1/25); the windows and the extent's making ready count node / cores
- * times where the node runs more processes than it has cores (S below). ok: the file may be mapped; node: the file's
- * processes on this node. hand < 0: not a candidate, why containing
- * `why`. */
+ * ready at darray_map_wr_mbs (2000: 1/2 ns a byte) or darray_map_rd_mbs
+ * (25000: 1/25); the windows and the extent's making ready count node /
+ * cores times where the node runs more processes than it has cores (S
+ * below). ok: the file may be mapped; node: the file's processes on this
+ * node. hand < 0: not a candidate, why containing `why`. */
 static void mapped_case(const char *set, bool ok, int node, bool write,
                         double hand, const char *why) {
   hints(set);

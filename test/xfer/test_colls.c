@@ -365,7 +365,7 @@ static void part_merged(int level) {
       one_merged(strategies[i]);
 }
 
-/* ---- 3: bytes copied ------------------------------------------------------ */
+/* ---- 3: bytes copied ----------------------------------------------------- */
 
 /* Both directions of a whole-array call under hints, on array a: each
  * process's bytes_copied must be want[rank]. */
@@ -424,7 +424,7 @@ static void part_copied(void) {
   darray_free(&cols);
 }
 
-/* ---- 4: folded calls keep the error contract ------------------------------ */
+/* ---- 4: folded calls keep the error contract ----------------------------- */
 
 static void expect_everywhere(int rc, int want, darray_file_t f,
                               const char *mine, const char *others,

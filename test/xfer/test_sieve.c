@@ -217,8 +217,8 @@ static int64_t file_off(const tcase_t *c, const int64_t g[]) {
 }
 
 /* Byte b of the value of element g (identified by its row-major index). */
-static unsigned char val_byte(const tcase_t *c, uint64_t seed, const int64_t g[],
-                              int b) {
+static unsigned char val_byte(const tcase_t *c, uint64_t seed,
+                              const int64_t g[], int b) {
   int64_t lin = 0;
   for (int d = 0; d < c->ndims; d++)
     lin = lin * c->g[d] + g[d];
