@@ -170,14 +170,14 @@ int darray__io_subfiles_settle(io_file_t *f) {
 
 /* ---- detection at open ---------------------------------------------- */
 
-/* The record at the start of path, if there is one (v[1] = 1, then the
- * unit, the factor and the size). */
-static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
+int darray__sub_look(const char *path, sub_layout_t *l, bool *found,
+                     char *msg, size_t msglen) {
+  *found = false;
   int fd;
   do /* without blocking: path may be a FIFO or a device */
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
-  if (fd < 0) /* the back end's open reports what is wrong */
+  if (fd < 0) /* the caller's own call on path reports what is wrong */
     return DARRAY_SUCCESS;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no descriptor */
@@ -192,13 +192,8 @@ static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
   close(fd);
   if (n <= 0 || !darray__sub_is_record(buf, (size_t)n))
     return DARRAY_SUCCESS;
-  sub_layout_t l;
-  int rc = darray__sub_parse(buf, (size_t)n, path, &l, msg, msglen);
-  v[1] = 1;
-  v[2] = l.unit;
-  v[3] = l.factor;
-  v[4] = l.size;
-  return rc;
+  *found = true;
+  return darray__sub_parse(buf, (size_t)n, path, l, msg, msglen);
 }
 
 /* An explicit hint against the record: DARRAY_EHINT naming both. */
@@ -225,19 +220,20 @@ static int other_backend(const char *path, const darray_hints_t *h,
                      darray__short_path(path, sp, sizeof sp));
 }
 
-static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
+static int apply(const char *path, const sub_layout_t *l, darray_hints_t *h,
                  char *msg) {
   if (h->backend == DARRAY_BACKEND_MPIIO ||
       (h->backend == DARRAY_BACKEND_POSIX && h->backend_given))
     return other_backend(path, h, msg);
-  if (h->striping_unit != 0 && h->striping_unit != v[2])
-    return contradicts(path, "striping_unit", h->striping_unit, v[2], msg);
-  if (h->striping_factor != 0 && h->striping_factor != v[3])
-    return contradicts(path, "striping_factor", h->striping_factor, v[3],
+  if (h->striping_unit != 0 && h->striping_unit != l->unit)
+    return contradicts(path, "striping_unit", h->striping_unit, l->unit,
                        msg);
+  if (h->striping_factor != 0 && h->striping_factor != l->factor)
+    return contradicts(path, "striping_factor", h->striping_factor,
+                       l->factor, msg);
   h->backend = DARRAY_BACKEND_SUBFILES;
-  h->striping_unit = v[2];
-  h->striping_factor = v[3];
+  h->striping_unit = l->unit;
+  h->striping_factor = l->factor;
   return DARRAY_SUCCESS;
 }
 
@@ -247,10 +243,12 @@ static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
 int darray__io_subfiles_detect(const char *path, int mode,
                                struct darray_hints *h, char *msg,
                                size_t msglen) {
-  int64_t v[5] = {DARRAY_SUCCESS, 0, 0, 0, 0};
-  if (!(mode & DARRAY_MODE_TRUNC))
-    v[0] = look(path, v, msg, msglen);
-  if (v[0] != DARRAY_SUCCESS || v[1] == 0)
-    return (int)v[0];
-  return apply(path, v, h, msg);
+  sub_layout_t l;
+  bool found = false;
+  if (mode & DARRAY_MODE_TRUNC) /* the hints decide: the set is made anew */
+    return DARRAY_SUCCESS;
+  int rc = darray__sub_look(path, &l, &found, msg, msglen);
+  if (rc != DARRAY_SUCCESS || !found)
+    return rc;
+  return apply(path, &l, h, msg);
 }
