@@ -963,7 +963,10 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *         and CREATE was not given
  * \retval DARRAY_EFORMAT `darray_backend` = `subfiles`: the file exists
  *         and is not a subfile descriptor, or a subfile is shorter than
- *         the descriptor's logical size implies (truncated)
+ *         the descriptor's logical size implies (truncated); whatever the
+ *         hints (without #DARRAY_MODE_TRUNC): the file starts as a subfile
+ *         descriptor but its record is malformed (another version, cut
+ *         short)
  * \retval DARRAY_EACCESS permission denied
  * \retval DARRAY_EISDIR \p path is a directory
  * \retval DARRAY_EIO another open error

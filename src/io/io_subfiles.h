@@ -51,7 +51,8 @@ DARRAY_HIDDEN int64_t darray__sub_expect(const sub_layout_t *l, int64_t j,
 /* The record's text (SUB_RECORD_LEN bytes, not terminated) into buf. */
 DARRAY_HIDDEN void darray__sub_format(const sub_layout_t *l, char *buf);
 /* Parse n bytes that start with SUB_MAGIC: DARRAY_EFORMAT (message naming
- * path in msg) when malformed. */
+ * path in msg) when malformed: another version, fewer than SUB_RECORD_LEN
+ * bytes (a record is written whole), a line missing or out of range. */
 DARRAY_HIDDEN int darray__sub_parse(const char *buf, size_t n,
                                     const char *path, sub_layout_t *l,
                                     char *msg, size_t msglen);

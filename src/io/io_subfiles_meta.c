@@ -81,6 +81,11 @@ int darray__sub_parse(const char *buf, size_t n, const char *path,
                        "version %d (this darrayio reads version %d)",
                        darray__short_path(path, sp, sizeof sp), version,
                        SUB_VERSION);
+  if (n < SUB_RECORD_LEN) /* written whole: a shorter one was cut */
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor cut "
+                       "short (%zu of its %d bytes)",
+                       darray__short_path(path, sp, sizeof sp), n,
+                       SUB_RECORD_LEN);
   int got = sscanf(t, SUB_MAGIC "%*d\nunit %" SCNd64 "\nfactor %" SCNd64
                               "\nsize %" SCNd64,
                    &l->unit, &l->factor, &l->size);
