@@ -63,7 +63,7 @@ DARRAY_HIDDEN bool darray__sub_is_record(const char *buf, size_t n);
  * (message in msg) when such a record is malformed. A path that cannot be
  * opened or is not a regular file is no descriptor (*found false, no
  * error): the caller's own call on it reports what is wrong. Local, no
- * MPI (open's detection). */
+ * MPI (open's detection, darray_file_delete). */
 DARRAY_HIDDEN int darray__sub_look(const char *path, sub_layout_t *l,
                                    bool *found, char *msg, size_t msglen);
 /* The logical end of f's subfiles as they are now (fstat of each). */

@@ -3,7 +3,8 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * io_subfiles_meta.c - the subfile back end's layout arithmetic and its
- * descriptor record: written, parsed, detected at open (doc/subfiles.md).
+ * descriptor record: written, parsed, detected at open and by
+ * darray_file_delete (io_delete.c; doc/subfiles.md).
  *
  * Logical stripe k, bytes [k*unit, (k+1)*unit), lives in subfile k mod S
  * at offset (k div S)*unit. The record is a few text lines at the start of
@@ -173,7 +174,7 @@ int darray__io_subfiles_settle(io_file_t *f) {
   return darray__sub_record(f);
 }
 
-/* ---- detection at open ---------------------------------------------- */
+/* ---- detection (open, delete) ---------------------------------------- */
 
 int darray__sub_look(const char *path, sub_layout_t *l, bool *found,
                      char *msg, size_t msglen) {
