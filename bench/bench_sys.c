@@ -59,10 +59,15 @@ int bench_pread_all(int fd, void *buf, int64_t len, int64_t off) {
   return 0;
 }
 
+/* Rank 0 deletes path between barriers: a subfile set with its subfiles
+ * (darray_file_delete; a plain unlink left them behind). A missing file
+ * is no failure; another one is printed. */
 void bench_remove(const bench_t *b, const char *path) {
   MPI_Barrier(MPI_COMM_WORLD);
-  if (b->rank == 0)
-    unlink(path);
+  int rc = b->rank == 0 ? darray_file_delete(path, MPI_INFO_NULL)
+                        : DARRAY_SUCCESS;
+  if (rc != DARRAY_SUCCESS && rc != DARRAY_ENOENT)
+    fprintf(stderr, "darrayio-bench: %s\n", darray_errmsg(NULL));
   MPI_Barrier(MPI_COMM_WORLD);
 }
 

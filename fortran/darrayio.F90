@@ -274,7 +274,7 @@ module darrayio
     darray_local_count, darray_local_bytes, darray_locate, &
     darray_global_index, darray_file_offset
   public :: darray_file_open, darray_file_close, darray_file_sync, &
-    darray_write, darray_read, darray_write_section, darray_read_section, &
+    darray_file_delete, darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
     darray_file_get_hint, darray_file_get_info
   public :: darray_file_stats_summary
@@ -517,6 +517,13 @@ module darrayio
       type(c_ptr), value :: f
       integer(c_int) :: c_file_sync
     end function c_file_sync
+    function c_file_delete(path, info, has_info) &
+        bind(c, name="darray_f_file_delete")
+      import :: c_int, c_char
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), value :: info, has_info
+      integer(c_int) :: c_file_delete
+    end function c_file_delete
     function c_write(f, a, buf) bind(c, name="darray_write")
       import :: c_int, c_ptr
       type(c_ptr), value :: f, a
@@ -1417,6 +1424,25 @@ contains
     integer, intent(out), optional :: ierr
     call done(c_file_sync(f%p), ierr, 'darray_file_sync', fp=f%p)
   end subroutine darray_file_sync
+
+  !> darray_file_delete(path [, info] [, ierr]): delete a file, a striped
+  !> subfile set with all its subfiles (local: call it on one process);
+  !> info is the mpi module's integer handle (mpi_f08: pass info%MPI_VAL),
+  !> accepted and ignored as in C.
+  subroutine darray_file_delete(path, info, ierr)
+    character(*), intent(in) :: path
+    integer, intent(in), optional :: info
+    integer, intent(out), optional :: ierr
+    integer(c_int) :: finfo, has
+    finfo = 0
+    has = 0
+    if (present(info)) then
+      finfo = int(info, c_int)
+      has = 1
+    end if
+    call done(c_file_delete(to_c(path), finfo, has), ierr, &
+      'darray_file_delete')
+  end subroutine darray_file_delete
 
   !> Write every process's local piece: buf is the local array as declared
   !> (any type and rank; ghosts and padding as set by

@@ -28,6 +28,7 @@ int darray_f_file_open(MPI_Fint comm, const char *path, int mode,
 int darray_f_dataset_open(MPI_Fint comm, const char *path, int mode,
                           MPI_Fint info, int has_info, darray_file_t *f);
 int darray_f_file_get_info(darray_file_t f, MPI_Fint *info);
+int darray_f_file_delete(const char *path, MPI_Fint info, int has_info);
 int darray_f_explain(darray_file_t f, darray_t a, int write, char **text,
                      int64_t *len);
 int darray_f_advise_report(int ndims, const int64_t gsizes[], int64_t esize,
@@ -60,6 +61,11 @@ int darray_f_dataset_open(MPI_Fint comm, const char *path, int mode,
                           MPI_Fint info, int has_info, darray_file_t *f) {
   MPI_Info cinfo = has_info ? MPI_Info_f2c(info) : MPI_INFO_NULL;
   return darray_dataset_open(MPI_Comm_f2c(comm), path, mode, cinfo, f);
+}
+
+int darray_f_file_delete(const char *path, MPI_Fint info, int has_info) {
+  MPI_Info cinfo = has_info ? MPI_Info_f2c(info) : MPI_INFO_NULL;
+  return darray_file_delete(path, cinfo);
 }
 
 /* On failure the C call leaves MPI_INFO_NULL, whose Fortran handle is the

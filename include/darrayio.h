@@ -361,8 +361,9 @@ DARRAY_API const char *darray_err_name(int code);
  * Detailed message of the last failure on an array handle (local).
  *
  * \param a an array handle, or NULL for the last failure of this thread that
- *          had no handle to keep it (a failed darray_create() or
- *          darray_file_open(), a NULL handle argument)
+ *          had no handle to keep it (a failed darray_create(),
+ *          darray_file_open() or darray_file_delete(), a NULL handle
+ *          argument)
  * \return the message, or "" when the last call on the handle succeeded
  */
 DARRAY_API const char *darray_errmsg(darray_t a);
@@ -724,7 +725,7 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
 
 /* ------------------------------------------------------------------------ */
 /** \defgroup api_files Files and I/O
- * Open, read, write, sync and close files; hints, statistics,
+ * Open, read, write, sync, close and delete files; hints, statistics,
  * darray_explain(). */
 /** @{ */
 
@@ -971,7 +972,10 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *         and CREATE was not given
  * \retval DARRAY_EFORMAT `darray_backend` = `subfiles`: the file exists
  *         and is not a subfile descriptor, or a subfile is shorter than
- *         the descriptor's logical size implies (truncated)
+ *         the descriptor's logical size implies (truncated); whatever the
+ *         hints (without #DARRAY_MODE_TRUNC): the file starts as a subfile
+ *         descriptor but its record is malformed (another version, cut
+ *         short)
  * \retval DARRAY_EACCESS permission denied
  * \retval DARRAY_EISDIR \p path is a directory
  * \retval DARRAY_EIO another open error
@@ -1015,6 +1019,68 @@ DARRAY_API int darray_file_close(darray_file_t *f);
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */
 DARRAY_API int darray_file_sync(darray_file_t f);
+
+/**
+ * Delete a file, whatever its back end (local, like MPI_File_delete:
+ * call it on one process, with no file handle open on \p path).
+ *
+ * A striped subfile set (`darray_backend=subfiles`, \ref subfiles) goes
+ * whole: when \p path is a regular file that starts with a subfile
+ * descriptor's record (found as darray_file_open() finds one: whatever
+ * the hints), each subfile `path.sub<j>of<S>` (j = 0 .. S-1, S the
+ * record's `striping_factor`) is unlinked, then the descriptor. Anything
+ * else (a plain file, a `.npy`/`.npz` dataset, a file this process cannot
+ * read) is unlinked alone. Names are removed, never what a symbolic link
+ * points to (a link to a descriptor is a set under the link's name, as
+ * darray_file_open() takes it). Subfiles of another S (left by a
+ * #DARRAY_MODE_TRUNC that changed `striping_factor`) are not the set's
+ * and stay.
+ *
+ * A set with subfiles missing: the others and the descriptor are deleted
+ * all the same, and the call returns `DARRAY_ENOENT` naming the
+ * lowest-numbered missing subfile (and how many more are missing). A
+ * subfile that cannot be deleted for another reason keeps the descriptor
+ * (the other subfiles are deleted), so that calling darray_file_delete()
+ * again once the cause is gone finishes the set (returning
+ * `DARRAY_ENOENT` for the subfiles already gone). A file that starts with
+ * the record's first word but whose record is malformed (cut short,
+ * another version) is left as it is, with its subfiles: `DARRAY_EFORMAT`,
+ * as darray_file_open() refuses it, since which subfiles are its own
+ * cannot be known. Several processes deleting one path at once each get
+ * `DARRAY_SUCCESS` or `DARRAY_ENOENT`, and nothing of it is left.
+ *
+ * Makes no MPI call, so it works before MPI_Init and after MPI_Finalize.
+ * On failure darray_errmsg(NULL) names the path (or the subfile) and the
+ * system's error.
+ *
+ * \code
+ * if (rank == 0) {
+ *   int rc = darray_file_delete("out.dat", MPI_INFO_NULL);
+ *   if (rc != DARRAY_SUCCESS && rc != DARRAY_ENOENT)
+ *     fprintf(stderr, "%s\n", darray_errmsg(NULL));
+ * }
+ * MPI_Barrier(MPI_COMM_WORLD); // before another process opens "out.dat"
+ * \endcode
+ *
+ * \param path the file (a subfile set: its descriptor's path)
+ * \param info hints, or MPI_INFO_NULL; ignored (the file itself says
+ *        whether it is a subfile set; `DARRAYIO_HINTS` is not read)
+ * \retval DARRAY_SUCCESS the file (every file of the set) is deleted
+ * \retval DARRAY_ENULL \p path is NULL
+ * \retval DARRAY_ENOENT \p path does not exist (or a component of it is
+ *         not a directory); or it was a subfile set with subfiles missing
+ *         (the rest is deleted)
+ * \retval DARRAY_EISDIR \p path (or a subfile's name) is a directory
+ * \retval DARRAY_EACCESS permission denied (the directory is not
+ *         writable, or is sticky and the file another user's), or a
+ *         read-only file system; nothing of a set is deleted when its
+ *         subfiles' directory refuses
+ * \retval DARRAY_EFORMAT \p path starts as a subfile descriptor but its
+ *         record is malformed; nothing is deleted
+ * \retval DARRAY_ENOMEM out of memory (in the process or the kernel)
+ * \retval DARRAY_EIO another system error
+ */
+DARRAY_API int darray_file_delete(const char *path, MPI_Info info);
 
 /**
  * Write every process's local piece of an array (collective).

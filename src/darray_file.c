@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_file.c - files: open, close, sync, and the collective read and
- * write entry points that validate, agree, and dispatch to a strategy.
+ * darray_file.c - files: open, close, sync, delete, and the collective
+ * read and write entry points that validate, agree, and dispatch to a
+ * strategy.
  */
 #include "array.h"
 #include "file.h"
@@ -417,6 +418,15 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
   else if (rc != DARRAY_SUCCESS)
     darray__err(f->errmsg, rc, "len = %d is too small for the value", len);
   return rc;
+}
+
+int darray_file_delete(const char *path, MPI_Info info) {
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  (void)info; /* MPI_File_delete's form; the file itself says what it is */
+  if (path == NULL)
+    return darray__err(msg, DARRAY_ENULL, "path is NULL");
+  return darray__io_delete(path, msg);
 }
 
 const char *darray_file_errmsg(darray_file_t f) {

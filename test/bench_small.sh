@@ -20,7 +20,10 @@
 # "darrayio-twophase[cb_buffer_size=4096,darray_cb_pipeline=disable]" and
 # the same with '@' run beside each other, the RESULT lines keep the
 # names, and the hints take effect (peak_temp=4096); an empty bracket list
-# is refused as a bad option.
+# is refused as a bad option. On a striped subfile set (two-phase, logical
+# and layout-aware domains) the bytes are checked through the layout's
+# closed form, and afterwards nothing but the log is left in --dir (the
+# benchmark deletes its files, subfiles included, with darray_file_delete).
 #
 # Process counts: 1 2 (DARRAY_TEST_NP overrides them).
 
@@ -133,6 +136,15 @@ else
   echo "== darrayio-bench on a subfile set: FAILED (status $rc, $n_sub of 4)"
   cat "$log"
   status=1
+fi
+# the benchmark deletes what it wrote, subfiles included
+# (darray_file_delete): only the log is left in --dir
+left=$(ls -A "$tmp" | grep -v '^out$')
+if [ -n "$left" ]; then
+  echo "== darrayio-bench left in --dir:" $left
+  status=1
+else
+  echo "== darrayio-bench left nothing in --dir"
 fi
 
 out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" --methods \

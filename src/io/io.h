@@ -208,6 +208,11 @@ struct darray_hints;
 DARRAY_HIDDEN int darray__io_subfiles_detect(const char *path, int mode,
                                              struct darray_hints *h,
                                              char *msg, size_t msglen);
+/* darray_file_delete (io_delete.c): delete path, a subfile set (found
+ * as darray__io_subfiles_detect finds one) with its subfiles, anything
+ * else with one unlink. msg (DARRAY_ERRMSG_LEN bytes) gets the message
+ * of a failure. Local, no MPI call. */
+DARRAY_HIDDEN int darray__io_delete(const char *path, char *msg);
 /* After an agreement that every process's writes have ended (sync): rank
  * 0 records the logical size in the descriptor. Nothing for other back
  * ends. */

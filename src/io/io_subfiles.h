@@ -51,12 +51,21 @@ DARRAY_HIDDEN int64_t darray__sub_expect(const sub_layout_t *l, int64_t j,
 /* The record's text (SUB_RECORD_LEN bytes, not terminated) into buf. */
 DARRAY_HIDDEN void darray__sub_format(const sub_layout_t *l, char *buf);
 /* Parse n bytes that start with SUB_MAGIC: DARRAY_EFORMAT (message naming
- * path in msg) when malformed. */
+ * path in msg) when malformed: another version, fewer than SUB_RECORD_LEN
+ * bytes (a record is written whole), a line missing or out of range. */
 DARRAY_HIDDEN int darray__sub_parse(const char *buf, size_t n,
                                     const char *path, sub_layout_t *l,
                                     char *msg, size_t msglen);
 /* Whether n bytes start with SUB_MAGIC. */
 DARRAY_HIDDEN bool darray__sub_is_record(const char *buf, size_t n);
+/* Whether path is a subfile descriptor: *found when it is a regular file
+ * whose first bytes are SUB_MAGIC, *l its record then. DARRAY_EFORMAT
+ * (message in msg) when such a record is malformed. A path that cannot be
+ * opened or is not a regular file is no descriptor (*found false, no
+ * error): the caller's own call on it reports what is wrong. Local, no
+ * MPI (open's detection, darray_file_delete). */
+DARRAY_HIDDEN int darray__sub_look(const char *path, sub_layout_t *l,
+                                   bool *found, char *msg, size_t msglen);
 /* The logical end of f's subfiles as they are now (fstat of each). */
 DARRAY_HIDDEN int darray__sub_logical_end(io_file_t *f, int64_t *end);
 /* Rank 0, writable: pad every subfile to the length the logical end

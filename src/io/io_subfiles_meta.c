@@ -3,7 +3,8 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * io_subfiles_meta.c - the subfile back end's layout arithmetic and its
- * descriptor record: written, parsed, detected at open (doc/subfiles.md).
+ * descriptor record: written, parsed, detected at open and by
+ * darray_file_delete (io_delete.c; doc/subfiles.md).
  *
  * Logical stripe k, bytes [k*unit, (k+1)*unit), lives in subfile k mod S
  * at offset (k div S)*unit. The record is a few text lines at the start of
@@ -81,6 +82,11 @@ int darray__sub_parse(const char *buf, size_t n, const char *path,
                        "version %d (this darrayio reads version %d)",
                        darray__short_path(path, sp, sizeof sp), version,
                        SUB_VERSION);
+  if (n < SUB_RECORD_LEN) /* written whole: a shorter one was cut */
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor cut "
+                       "short (%zu of its %d bytes)",
+                       darray__short_path(path, sp, sizeof sp), n,
+                       SUB_RECORD_LEN);
   int got = sscanf(t, SUB_MAGIC "%*d\nunit %" SCNd64 "\nfactor %" SCNd64
                               "\nsize %" SCNd64,
                    &l->unit, &l->factor, &l->size);
@@ -168,16 +174,16 @@ int darray__io_subfiles_settle(io_file_t *f) {
   return darray__sub_record(f);
 }
 
-/* ---- detection at open ---------------------------------------------- */
+/* ---- detection (open, delete) ---------------------------------------- */
 
-/* The record at the start of path, if there is one (v[1] = 1, then the
- * unit, the factor and the size). */
-static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
+int darray__sub_look(const char *path, sub_layout_t *l, bool *found,
+                     char *msg, size_t msglen) {
+  *found = false;
   int fd;
   do /* without blocking: path may be a FIFO or a device */
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   while (fd < 0 && errno == EINTR);
-  if (fd < 0) /* the back end's open reports what is wrong */
+  if (fd < 0) /* the caller's own call on path reports what is wrong */
     return DARRAY_SUCCESS;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no descriptor */
@@ -192,13 +198,8 @@ static int look(const char *path, int64_t v[5], char *msg, size_t msglen) {
   close(fd);
   if (n <= 0 || !darray__sub_is_record(buf, (size_t)n))
     return DARRAY_SUCCESS;
-  sub_layout_t l;
-  int rc = darray__sub_parse(buf, (size_t)n, path, &l, msg, msglen);
-  v[1] = 1;
-  v[2] = l.unit;
-  v[3] = l.factor;
-  v[4] = l.size;
-  return rc;
+  *found = true;
+  return darray__sub_parse(buf, (size_t)n, path, l, msg, msglen);
 }
 
 /* An explicit hint against the record: DARRAY_EHINT naming both. */
@@ -225,19 +226,20 @@ static int other_backend(const char *path, const darray_hints_t *h,
                      darray__short_path(path, sp, sizeof sp));
 }
 
-static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
+static int apply(const char *path, const sub_layout_t *l, darray_hints_t *h,
                  char *msg) {
   if (h->backend == DARRAY_BACKEND_MPIIO ||
       (h->backend == DARRAY_BACKEND_POSIX && h->backend_given))
     return other_backend(path, h, msg);
-  if (h->striping_unit != 0 && h->striping_unit != v[2])
-    return contradicts(path, "striping_unit", h->striping_unit, v[2], msg);
-  if (h->striping_factor != 0 && h->striping_factor != v[3])
-    return contradicts(path, "striping_factor", h->striping_factor, v[3],
+  if (h->striping_unit != 0 && h->striping_unit != l->unit)
+    return contradicts(path, "striping_unit", h->striping_unit, l->unit,
                        msg);
+  if (h->striping_factor != 0 && h->striping_factor != l->factor)
+    return contradicts(path, "striping_factor", h->striping_factor,
+                       l->factor, msg);
   h->backend = DARRAY_BACKEND_SUBFILES;
-  h->striping_unit = v[2];
-  h->striping_factor = v[3];
+  h->striping_unit = l->unit;
+  h->striping_factor = l->factor;
   return DARRAY_SUCCESS;
 }
 
@@ -247,10 +249,12 @@ static int apply(const char *path, const int64_t v[5], darray_hints_t *h,
 int darray__io_subfiles_detect(const char *path, int mode,
                                struct darray_hints *h, char *msg,
                                size_t msglen) {
-  int64_t v[5] = {DARRAY_SUCCESS, 0, 0, 0, 0};
-  if (!(mode & DARRAY_MODE_TRUNC))
-    v[0] = look(path, v, msg, msglen);
-  if (v[0] != DARRAY_SUCCESS || v[1] == 0)
-    return (int)v[0];
-  return apply(path, v, h, msg);
+  sub_layout_t l;
+  bool found = false;
+  if (mode & DARRAY_MODE_TRUNC) /* the hints decide: the set is made anew */
+    return DARRAY_SUCCESS;
+  int rc = darray__sub_look(path, &l, &found, msg, msglen);
+  if (rc != DARRAY_SUCCESS || !found)
+    return rc;
+  return apply(path, &l, h, msg);
 }

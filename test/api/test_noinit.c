@@ -9,9 +9,12 @@
  * then release the handles' memory without MPI (nothing leaks: the test
  * runs under the sanitizers' leak checker) and say so with DARRAY_EMPI;
  * a virtual array (no communicator) is freed then without complaint.
- * Between the two, the same calls succeed (so the refusals are about MPI,
- * not the arguments). Run at 1 process; testutil starts MPI itself, so this
- * program checks by hand and reports through its exit status.
+ * darray_file_delete makes no MPI call: before MPI_Init it answers for a
+ * missing file (DARRAY_ENOENT, not DARRAY_EMPI), and after MPI_Finalize it
+ * deletes the test's file. Between the two, the same calls succeed (so
+ * the refusals are about MPI, not the arguments). Run at 1 process;
+ * testutil starts MPI itself, so this program checks by hand and reports
+ * through its exit status.
  */
 #include "darrayio.h"
 
@@ -56,6 +59,9 @@ int main(int argc, char **argv) {
                         &f);
   expect("open before MPI_Init", rc, DARRAY_EMPI, darray_file_errmsg(NULL),
          "MPI is not initialized");
+  expect("delete before MPI_Init",
+         darray_file_delete("/nonexistent/darray_noinit", MPI_INFO_NULL),
+         DARRAY_ENOENT, darray_errmsg(NULL), "/nonexistent/darray_noinit");
 
   MPI_Init(&argc, &argv);
   test_path(path, sizeof path);
@@ -106,7 +112,9 @@ int main(int argc, char **argv) {
     failures++;
   }
   if (strncmp(path, "/nonexistent", 12) != 0)
-    remove(path);
+    expect("delete after MPI_Finalize",
+           darray_file_delete(path, MPI_INFO_NULL), DARRAY_SUCCESS,
+           darray_errmsg(NULL), NULL);
   if (failures == 0)
     printf("test_noinit: all checks passed\n");
   return failures ? 1 : 0;

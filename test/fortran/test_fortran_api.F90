@@ -41,6 +41,7 @@ program test_fortran_api
   call test_advisor()
   call test_paper()
   call test_get_info()
+  call test_delete()
   call test_dataset()
 
   call MPI_Allreduce(MPI_IN_PLACE, bad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
@@ -794,6 +795,51 @@ contains
     call expect(ierr == DARRAY_EBADHANDLE .and. &
       h == MPI_INFO_NULL%MPI_VAL, 'darray_file_get_info (integer), null file')
   end subroutine test_get_info
+
+  ! darray_file_delete: a subfile set of 2 made by an open (the descriptor
+  ! and both subfiles, named PATH.sub<j>of2 here), deleted whole by rank 0
+  ! with an info that says posix (ignored); a second delete finds nothing
+  ! (DARRAY_ENOENT, the message naming the path).
+  subroutine test_delete()
+    type(darray_file_t) :: f
+    type(MPI_Info) :: info
+    integer :: ierr, j
+    character(len=300) :: p, names(0:2)
+    logical :: there(0:2)
+
+    p = 'test_fortran_api.set'
+    names(0) = p
+    names(1) = trim(p) // '.sub0of2'
+    names(2) = trim(p) // '.sub1of2'
+    call MPI_Info_create(info)
+    call MPI_Info_set(info, 'darray_backend', 'subfiles')
+    call MPI_Info_set(info, 'striping_unit', '64')
+    call MPI_Info_set(info, 'striping_factor', '2')
+    call darray_file_open(MPI_COMM_WORLD, p, DARRAY_MODE_RDWR + &
+      DARRAY_MODE_CREATE + DARRAY_MODE_TRUNC, f, info, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_open (subfile set)')
+    call darray_file_close(f, ierr)
+    call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_close (subfile set)')
+    call MPI_Info_set(info, 'darray_backend', 'posix')
+    if (rank == 0) then
+      do j = 0, 2
+        inquire (file=trim(names(j)), exist=there(j))
+      end do
+      call expect(all(there), 'the set is there before darray_file_delete')
+      call darray_file_delete(p, info%MPI_VAL, ierr)
+      call expect_rc(ierr, DARRAY_SUCCESS, 'darray_file_delete (set)')
+      do j = 0, 2
+        inquire (file=trim(names(j)), exist=there(j))
+      end do
+      call expect(.not. any(there), 'darray_file_delete left a file')
+      call darray_file_delete(p, ierr=ierr)
+      call expect_rc(ierr, DARRAY_ENOENT, 'darray_file_delete (again)')
+      call expect(index(darray_errmsg(), trim(p)) > 0, &
+        'darray_file_delete: message "' // darray_errmsg() // '"')
+    end if
+    call MPI_Info_free(info)
+    call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  end subroutine test_delete
 
   ! Datasets. A .npz with two members written from Fortran: u, the 3-D
   ! closed form in real(real64) (Fortran order, BLOCK over dimension 3),

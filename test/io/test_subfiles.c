@@ -33,11 +33,11 @@
  * a message naming the hint or the path, nothing changed on disk:
  * striping_factor=0 and striping_unit=0, a hint contradicting the record
  * (darray_backend=posix given explicitly too, in the info and in
- * DARRAYIO_HINTS: only the default gives way to the record), a missing and a
- * truncated subfile, a dataset on subfiles, and a read past the logical end
- * (DARRAY_EEOF); darray_explain() names the layout and the locks; a write
- * failing on one rank through DARRAYIO_FAULT gives the same code on every
- * rank.
+ * DARRAYIO_HINTS: only the default gives way to the record), a record
+ * cut short, a missing and a truncated subfile, a dataset on subfiles,
+ * and a read past the logical end (DARRAY_EEOF); darray_explain() names
+ * the layout and the locks; a write failing on one rank through
+ * DARRAYIO_FAULT gives the same code on every rank.
  */
 #include "io/test_subfiles.h"
 #include "subfiles_util.h"

@@ -110,6 +110,18 @@ void bad_files(void) {
              "darray_backend=posix, but '", "posix in DARRAYIO_HINTS");
   unsetenv("DARRAYIO_HINTS");
   unchanged(p, 2, before, n, "contradicting hints: the set");
+  /* the record cut inside its last number, where what is left still
+   * parses: malformed (a record is written whole) */
+  int64_t rn = 0;
+  unsigned char *rec = tu_rank() == 0 ? tu_read_file(p, &rn) : NULL;
+  if (tu_rank() == 0)
+    TU_CHECK(truncate(p, 90) == 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  open_fails(p, rdwr, "", DARRAY_EFORMAT, "cut short", "record cut short");
+  if (tu_rank() == 0)
+    TU_EQ_INT(tu_write_file(p, rec, rn), 0);
+  free(rec);
+  MPI_Barrier(MPI_COMM_WORLD);
   if (tu_rank() == 0) /* one stripe short of what the record says */
     TU_CHECK(truncate(part, 12 * 18) == 0);
   MPI_Barrier(MPI_COMM_WORLD);

@@ -122,12 +122,9 @@ static void real_call(const desc_t *d, const char *hints, bool write,
   memcpy(strategy, st.strategy, 16);
   TU_OK(darray_file_close(&f));
   MPI_Info_free(&info);
-  for (int j = 0; strstr(hints, "subfiles") && j < 3; j++) {
-    char sub[300];
-    snprintf(sub, sizeof sub, "%s.sub%dof3", path, j);
-    tu_remove(sub);
-  }
-  tu_remove(path);
+  if (tu_rank() == 0) /* a subfile set goes with its subfiles */
+    TU_OK(darray_file_delete(path, MPI_INFO_NULL));
+  MPI_Barrier(MPI_COMM_WORLD);
   free(buf);
   darray_free(&a);
 }
