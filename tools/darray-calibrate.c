@@ -281,17 +281,6 @@ static int64_t clamp(double v, int64_t lo, int64_t hi) {
   return v < (double)lo ? lo : v > (double)hi ? hi : (int64_t)(v + 0.5);
 }
 
-/* A subfile set's descriptor and its P subfiles (doc/subfiles.md), on
- * rank 0; what is not there is not missed. */
-static void remove_set(const char *path, int P) {
-  char sub[4200];
-  for (int j = 0; j < P; j++) {
-    snprintf(sub, sizeof sub, "%s.sub%dof%d", path, j, P);
-    unlink(sub);
-  }
-  unlink(path);
-}
-
 /* Open a file under the line's hints: the library's parser must accept
  * every value. */
 static int check_line(const char *line, const char *path) {
@@ -439,8 +428,8 @@ int main(int argc, char **argv) {
   cfail = cfail || calibrate_servers(path, o.mib, o.rounds, &sc,
                                      &meet) != 0;
   MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0)
-    remove_set(path, P);
+  if (rank == 0) /* the subfile set, if it was made */
+    darray_file_delete(path, MPI_INFO_NULL);
   if (cfail) {
     MPI_Finalize();
     return 1;
