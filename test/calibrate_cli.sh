@@ -10,7 +10,8 @@
 # a subfile set) too, each key
 # once with an integer value, and the tool leaves no scratch file behind;
 # the line is accepted by darrayio-bench --hints (a DIST3D run, status
-# ok, its bytes checked); a missing directory fails with status 1 and a
+# ok, its bytes checked); --direct measures the contention with direct
+# writes (the same line); a missing directory fails with status 1 and a
 # message naming it; usage errors give 2; --help and --version 0.
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
@@ -92,6 +93,16 @@ run 2 0 "darray_ds_rd_latency_ns=" --quiet --dir "$tmp" $small
 if grep -q "large calls\|^hints: " "$out"; then
   echo "FAIL: --quiet printed more than the line"
   fails=$((fails + 1))
+fi
+# the servers' contention with direct writes: the same keys
+# shellcheck disable=SC2086
+if run 2 0 "hints: darray_ds_rd_latency_ns=" --direct --dir "$tmp/d2" $small
+then
+  check_line 2
+  grep -q "direct writes)" "$out" || {
+    echo "FAIL: --direct: the report does not say direct writes"
+    fails=$((fails + 1))
+  }
 fi
 run 1 2 "bad option or value: --mib" --mib 0
 run 1 2 "bad option or value: --frobnicate" --frobnicate

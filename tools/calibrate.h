@@ -24,9 +24,9 @@ int calibrate_cycle(const char *path, int64_t rounds, double *c);
 /* darray_server_contention (percent), measured on a subfile set at path
  * of one subfile per process: *pct; *meet, the aggregators logical
  * domains put on one server per cycle (0: not measured, one process).
- * mib: MiB per process at most. */
+ * mib: MiB per process at most; direct: with darray_direct_write. */
 int calibrate_servers(const char *path, int64_t mib, int64_t rounds,
-                      int64_t *pct, int *meet);
+                      int direct, int64_t *pct, int *meet);
 
 /* What one more message costs a process beyond its bytes (s, *per; 0 at
  * one process), from `rounds` exchanges (collective). */

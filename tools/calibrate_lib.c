@@ -86,7 +86,7 @@ int calibrate_cycle(const char *path, int64_t rounds, double *c) {
  * (darray_file_stats_summary), per write: logical or layout domains over
  * a subfile set of P subfiles of `unit` bytes. */
 static int servers_write(const char *path, darray_t a, const void *buf,
-                         int64_t unit, bool layout, double *io) {
+                         int64_t unit, bool layout, int direct, double *io) {
   char u[32], s[32];
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -99,6 +99,8 @@ static int servers_write(const char *path, darray_t a, const void *buf,
   MPI_Info_set(info, "striping_factor", s);
   MPI_Info_set(info, "darray_strategy", "twophase");
   MPI_Info_set(info, "darray_cb_domains", layout ? "layout" : "logical");
+  if (direct)
+    MPI_Info_set(info, "darray_direct_write", "enable");
   darray_file_t f = NULL;
   darray_stats_summary_t sum;
   int rc = darray_file_open(MPI_COMM_WORLD, path,
@@ -134,7 +136,7 @@ static int servers_write(const char *path, darray_t a, const void *buf,
  * one after another, 0 where meeting costs nothing.
  */
 int calibrate_servers(const char *path, int64_t mib, int64_t rounds,
-                      int64_t *pct, int *meet) {
+                      int direct, int64_t *pct, int *meet) {
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   *pct = 0;
@@ -160,7 +162,7 @@ int calibrate_servers(const char *path, int64_t mib, int64_t rounds,
   for (int64_t k = -1; rc == DARRAY_SUCCESS && k < rounds; k++)
     for (int lay = 0; lay < 2 && rc == DARRAY_SUCCESS; lay++) {
       double io = 0;
-      rc = servers_write(path, a, buf, unit, lay, &io);
+      rc = servers_write(path, a, buf, unit, lay, direct, &io);
       if (k >= 0)
         t[lay * rounds + k] = io;
     }

@@ -67,11 +67,13 @@ typedef struct opts {
   const char *dir;
   int64_t mib, calls, rounds;
   int quiet;
+  int direct; /* the servers' contention with darray_direct_write */
 } opts_t;
 
 static void usage(FILE *out) {
   fprintf(out,
-      "usage: %s [--dir DIR] [--mib M] [--calls N] [--rounds R] [--quiet]\n"
+      "usage: %s [--dir DIR] [--mib M] [--calls N] [--rounds R] [--direct]\n"
+      "       [--quiet]\n"
       "\n"
       "Measure darrayio's cost-model constants (file call latencies and\n"
       "bandwidth in DIR, the exchange rate, message and synchronization\n"
@@ -85,6 +87,9 @@ static void usage(FILE *out) {
       "               (default 2000)\n"
       "  --rounds R   rounds timed for the cycle, the message and the\n"
       "               servers' contention (default 20)\n"
+      "  --direct     measure the servers' contention with direct writes\n"
+      "               (darray_direct_write=enable), for programs that use\n"
+      "               them\n"
       "  --quiet      print only the hint line\n"
       "  --help       this text\n"
       "  --version    the version of darrayio this tool runs with\n",
@@ -103,7 +108,7 @@ static int number(const char *s, int64_t lo, int64_t hi, int64_t *v) {
 
 /* 0: go on, 1: done (help, version), 2: usage error. */
 static int parse(int argc, char **argv, opts_t *o, int rank) {
-  *o = (opts_t){".", 64, 2000, 20, 0};
+  *o = (opts_t){".", 64, 2000, 20, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     int bad = 0;
@@ -117,6 +122,8 @@ static int parse(int argc, char **argv, opts_t *o, int rank) {
       return 1;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = 1;
+    } else if (!strcmp(a, "--direct")) {
+      o->direct = 1;
     } else if (!strcmp(a, "--dir") && v) {
       o->dir = argv[++i];
     } else if (!strcmp(a, "--mib") && v) {
@@ -334,8 +341,8 @@ static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
            (long long)mns);
   if (meet > 1)
     printf("  servers        %10lld %% per meeting darray_server_contention "
-           "(%d aggregators on one subfile of 1 MiB stripes)\n",
-           (long long)sc, meet);
+           "(%d aggregators on one subfile of 1 MiB stripes%s)\n",
+           (long long)sc, meet, o->direct ? ", direct writes" : "");
   else
     printf("  servers        not measured at one process "
            "(darray_server_contention keeps its default)\n");
@@ -425,7 +432,7 @@ int main(int argc, char **argv) {
   if (!cfail && P > 1)
     cfail = calibrate_message(o.rounds, &msg) != 0;
   snprintf(path, sizeof path, "%s/darray-calibrate.%ld.servers", o.dir, id);
-  cfail = cfail || calibrate_servers(path, o.mib, o.rounds, &sc,
+  cfail = cfail || calibrate_servers(path, o.mib, o.rounds, o.direct, &sc,
                                      &meet) != 0;
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) /* the subfile set, if it was made */
