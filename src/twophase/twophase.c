@@ -254,10 +254,12 @@ static void tp_finish(xfer_t *x) {
  * sent and when received) and a synchronization cost per cycle
  * (darray_cb_cycle_ns, measured when the file opens): the largest domain
  * at B (on a striped file, at least the bytes of the busiest aggregator
- * -- its domain, or ntimes of the largest chunks if less -- times the
- * aggregators that meet on one server in a cycle: a server is B,
- * tp_layout.c), plus
- * ntimes cycles of one file call and one synchronization each,
+ * -- its domain, or ntimes of the largest chunks if less -- at B, each
+ * further aggregator that meets it on one server in a cycle adding
+ * darray_server_contention percent: tp_servers.c), plus
+ * ntimes cycles of one file call and one synchronization each (and for
+ * a layout chunk of several parts, what the parts add: a message each to
+ * each other aggregator, darray_cb_message_ns, or a pack of the bytes),
  * plus the exchange of every process's data that lives in other domains
  * (the slowest process's bytes, (P - 1) / P of them, both ways); where
  * writes are pipelined (darray_cb_pipeline) the exchange of the next
