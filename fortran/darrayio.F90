@@ -798,6 +798,19 @@ contains
     c = trim(s) // c_null_char
   end function to_c
 
+  ! An optional `mpi' module info handle as the shims take it: its value
+  ! (0 when absent) and whether it was given.
+  subroutine info_arg(info, finfo, has)
+    integer, intent(in), optional :: info
+    integer(c_int), intent(out) :: finfo, has
+    finfo = 0
+    has = 0
+    if (present(info)) then
+      finfo = int(info, c_int)
+      has = 1
+    end if
+  end subroutine info_arg
+
   ! The end of every call: hand rc to ierr, or stop on failure with the
   ! message of the handle the call names (ap: array, fp: file; neither: the
   ! thread's last message), or with note when the module found the problem.
@@ -1434,12 +1447,7 @@ contains
     integer, intent(in), optional :: info
     integer, intent(out), optional :: ierr
     integer(c_int) :: finfo, has
-    finfo = 0
-    has = 0
-    if (present(info)) then
-      finfo = int(info, c_int)
-      has = 1
-    end if
+    call info_arg(info, finfo, has)
     call done(c_file_delete(to_c(path), finfo, has), ierr, &
       'darray_file_delete')
   end subroutine darray_file_delete
@@ -2114,12 +2122,7 @@ contains
     type(c_plan_row_t) :: c(max(1, size(rows)))
     integer(c_int) :: rc, n, finfo, has, w
     integer :: i
-    finfo = 0
-    has = 0
-    if (present(info)) then
-      finfo = int(info, c_int)
-      has = 1
-    end if
+    call info_arg(info, finfo, has)
     w = 0
     if (write) w = 1
     rc = c_plan_virtual(a%p, finfo, has, w, int(size(rows), c_int), c, n)
