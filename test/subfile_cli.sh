@@ -13,7 +13,8 @@
 #     plain file;
 #   - errors: a missing set, a file that is not a descriptor, a missing
 #     and a truncated subfile, an existing output without --force give
-#     status 1 and a message naming the file; usage errors give 2;
+#     status 1 and a message naming the file; `split --force` onto a set
+#     of another factor removes the old subfiles; usage errors give 2;
 #     --help and --version 0.
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
@@ -80,6 +81,15 @@ run 1 "is not a subfile descriptor" join plain.dat x.dat
 run 1 "exists" join set.dat joined.dat
 run 0 "" join --force set.dat joined.dat
 run 1 "exists" split --unit 7 --factor 4 plain.dat s74.dat
+# --force onto a set of another factor: the old subfiles go with it
+run 0 "" split --unit 7 --factor 4 plain.dat s42.dat
+run 0 "" split --force --unit 9 --factor 2 plain.dat s42.dat
+left=$(ls s42.dat.sub*of4 2>/dev/null)
+if [ -n "$left" ]; then
+  echo "FAIL: split --force left the old set's subfiles: $left"
+  fails=$((fails + 1))
+fi
+run 0 "" join s42.dat j42.dat && same j42.dat plain.dat "split --force 9x2, join"
 head -c 50 s74.dat.sub2of4 >cut && mv cut s74.dat.sub2of4
 run 1 "truncated" join s74.dat x2.dat && run 1 "s74.dat.sub2of4" join s74.dat x2.dat
 rm -f s74.dat.sub1of4

@@ -218,12 +218,29 @@ static int join(const char *path, const char *out, int force) {
   return rc;
 }
 
+/* --force onto an existing set: the set goes first, subfiles included, so
+ * that a set of another factor leaves none behind (darray_file_delete; a
+ * plain file, a malformed descriptor or nothing at path are replaced as
+ * before). */
+static int replace_set(const char *path) {
+  int rc = darray_file_delete(path, MPI_INFO_NULL);
+  if (rc == DARRAY_SUCCESS || rc == DARRAY_ENOENT || rc == DARRAY_EFORMAT)
+    return 0;
+  fprintf(stderr, "%s: cannot replace '%s': %s\n", prog, path,
+          darray_errmsg(NULL));
+  return 1;
+}
+
 static int split(const char *in, const char *path, set_t *s, int force) {
   char name[4096], rec[RECORD_LEN + 1];
   struct stat st;
   int fd = open(in, O_RDONLY);
   if (fd < 0 || fstat(fd, &st) != 0)
     return fail("cannot open", in);
+  if (force && replace_set(path) != 0) {
+    close(fd);
+    return 1;
+  }
   s->size = (int64_t)st.st_size;
   int rc = 0, dfd = open_out(path, force);
   if (dfd < 0)
