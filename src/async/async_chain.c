@@ -10,11 +10,14 @@
  */
 #include "async/async_impl.h"
 
-/* Whether two committed descriptions are alike but for the displacement
- * and the memory layout (resolved fields: the grid and blocks commit
- * chose, the same on every process). */
+/* Whether two committed descriptions are alike but for the displacement,
+ * the memory layout and the element type (resolved fields: the grid and
+ * blocks commit chose, the same on every process). Elements of one size
+ * lie alike in the file and in memory whatever they hold (a dump's
+ * float64 and int64 arrays of one shape): the library moves their bytes
+ * and never looks inside. */
 static bool alike(const darray_desc_t *a, const darray_desc_t *b) {
-  if (a->nprocs != b->nprocs || a->ndims != b->ndims || a->type != b->type ||
+  if (a->nprocs != b->nprocs || a->ndims != b->ndims ||
       a->esize != b->esize || a->q != b->q)
     return false;
   for (int d = 0; d < a->ndims; d++)

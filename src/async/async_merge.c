@@ -13,8 +13,9 @@
  * batch_of in async_thread.c while it forms a batch): a chain of whole-array
  * requests of one operation, outside a dataset, posted one after another, on
  * arrays whose descriptions are alike but for the displacement (shape,
- * element, distribution, grid, storage order; the memory layouts, ghosts and
- * padding, may differ: they shape only each process's own cells), each
+ * element size, distribution, grid, storage order; the memory layouts,
+ * ghosts and padding, may differ: they shape only each process's own cells;
+ * so may the element types of one size, whose bytes lie alike), each
  * array starting in the file where the one posted before it ends, with
  * fewer than DARRAY_MAX_DIMS dimensions. That is a dump of several arrays
  * (issue #15's `multi`), and several dumps of one array in a row. A batch

@@ -21,8 +21,9 @@
  * For each description (BLOCK, CYCLIC(k) in Fortran storage order,
  * MULTIPARTITION at a square P), K = 2, 5, 8 arrays alike but for their
  * displacement and their memory layouts (C or Fortran memory order,
- * ghosts or none, by k), and each strategy forced (with small buffer
- * hints: many cycles and windows) or chosen:
+ * ghosts or none, by k), and for BLOCK their element types too (int64
+ * and double in turn: one size, so they merge), and each strategy forced
+ * (with small buffer hints: many cycles and windows) or chosen:
  *  - K darray_iwrite + darray_wait_all: one merged access, 3 rounds,
  *    the file's bytes; then K darray_iread: one merged access, 3 rounds,
  *    the buffers' bytes (forced rows: not merged, K + 3 rounds, the same
@@ -84,7 +85,9 @@ static darray_t make_array(int which, int k, int slot) {
     dargs[0] = dargs[2] = 2;
   int64_t ghost[3] = {k % 2, k % 2, 0};
   darray_t a = NULL;
-  if (!TU_OK(darray_create(MPI_COMM_WORLD, 3, g, DARRAY_INT64, &a)) ||
+  darray_type_t type =
+      which == D_BLOCK && k % 2 ? DARRAY_DOUBLE : DARRAY_INT64;
+  if (!TU_OK(darray_create(MPI_COMM_WORLD, 3, g, type, &a)) ||
       !TU_OK(darray_set_distribution(a, dist, dargs)) ||
       (which == D_CYCLIC &&
        !TU_OK(darray_set_storage_order(a, DARRAY_ORDER_FORTRAN, NULL))) ||
