@@ -9,9 +9,17 @@
 
 #include "darrayio.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 extern const char *prog;
+
+/* The mapped strategy's rates of making pages ready (bytes per second,
+ * *rd and *wr), on a new file at path, this process's [base, base +
+ * region); both 0 where the kernel cannot populate or the file system
+ * cannot reserve; -1 with a message in err on failure (calibrate_map.c). */
+int calibrate_map_rates(const char *path, int64_t region, int64_t base,
+                        double *rd, double *wr, char *err, size_t n);
 
 /* qsort's order of doubles. */
 int cmp_double(const void *a, const void *b);

@@ -29,7 +29,7 @@
  *    window's pages ready, on top of copying its bytes: the process's
  *    region of a new file, its blocks reserved, mapped in windows of
  *    16 MiB and populated for writing, then mapped again and populated
- *    for reading; bytes of window per second;
+ *    for reading; bytes of window per second (calibrate_map.c);
  *  - darray_cb_message_ns, darray_server_contention (two processes or
  *    more; calibrate_lib.c): 64 messages against one of the same bytes,
  *    and two-phase writes of a subfile set with logical domains (every
@@ -42,15 +42,12 @@
  * Exit status: 0 on success, 1 when a measurement failed (the message
  * names the file and the system's error), 2 on a usage error.
  */
-#define _GNU_SOURCE /* fallocate, MADV_POPULATE_* */
 #include "calibrate.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -203,65 +200,6 @@ fail:
   return -1;
 }
 
-#ifndef MADV_POPULATE_READ /* Linux's values, for older C libraries */
-#define MADV_POPULATE_READ 22
-#define MADV_POPULATE_WRITE 23
-#endif
-#define MAP_WINDOW (INT64_C(16) << 20)
-
-/* One pass of windows over [base, base + region): mapped and populated
- * for writing or reading, unmapped; -1 with errno on failure (EINVAL from
- * madvise: the kernel cannot populate). */
-static int map_pass(int fd, int64_t region, int64_t base, bool write) {
-  for (int64_t k = 0; k < region; k += MAP_WINDOW) {
-    size_t n = (size_t)(region - k < MAP_WINDOW ? region - k : MAP_WINDOW);
-    void *m = mmap(NULL, n, PROT_READ | (write ? PROT_WRITE : 0), MAP_SHARED,
-                   fd, (off_t)(base + k));
-    if (m == MAP_FAILED)
-      return -1;
-    int r = madvise(m, n, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
-    int e = errno;
-    munmap(m, n);
-    if (r != 0) {
-      errno = e;
-      return -1;
-    }
-  }
-  return 0;
-}
-
-/* The mapped strategy's rates of making pages ready (bytes per second),
- * on a new file at path; both 0 where the kernel cannot populate or the
- * file system cannot reserve (the strategy moves direct runs there). */
-static int map_rates(const char *path, int64_t region, int64_t base,
-                     double *rd, double *wr, char *err, size_t n) {
-  *rd = *wr = 0;
-  int fd = open(path, O_RDWR | O_CREAT, 0600), rc = 0;
-  if (fd < 0 || fallocate(fd, 0, (off_t)base, (off_t)region) != 0)
-    rc = -1;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t = MPI_Wtime();
-  if (rc == 0)
-    rc = map_pass(fd, region, base, true);
-  double tw = MPI_Wtime() - t;
-  t = MPI_Wtime();
-  if (rc == 0)
-    rc = map_pass(fd, region, base, false);
-  double tr = MPI_Wtime() - t;
-  int e = errno;
-  if (fd >= 0)
-    close(fd);
-  if (rc != 0 && (e == EINVAL || e == EOPNOTSUPP || e == ENOSYS))
-    return 0; /* not measured: no populating, or no fallocate */
-  if (rc != 0) {
-    snprintf(err, n, "%s", strerror(e));
-    return -1;
-  }
-  *wr = (double)region / tw;
-  *rd = (double)region / tr;
-  return 0;
-}
-
 /* Bytes per second each process sends plus receives, paired with
  * rank ^ 1 (a last odd process idles: its rate does not count). */
 static double exchange_rate(char *buf, int64_t bytes, int rank, int P) {
@@ -313,48 +251,158 @@ static int check_line(const char *line, const char *path) {
   return darray_file_close(&f) == DARRAY_SUCCESS ? 0 : -1;
 }
 
+/* The constants in the hints' units (0: not measured). */
+typedef struct consts {
+  int P, meet;
+  int64_t lr, lw, mbs, xmbs, cns, mns, sc, mrd, mwr;
+  double cy; /* a cycle with its file call, s */
+} consts_t;
+
 /* The constants, one per line, with the hints they set. */
-static void report(const opts_t *o, int P, int64_t lr, int64_t lw,
-                   int64_t mbs, int64_t xmbs, int64_t cns, double cy,
-                   int64_t mrd, int64_t mwr, int64_t mns, int64_t sc,
-                   int meet) {
+static void report(const opts_t *o, const consts_t *k) {
   printf("%s: %d processes, directory %s, %lld MiB and %lld small calls "
-         "per process\n", prog, P, o->dir, (long long)o->mib,
+         "per process\n", prog, k->P, o->dir, (long long)o->mib,
          (long long)o->calls);
   printf("  small read     %10lld ns per call   darray_ds_rd_latency_ns\n",
-         (long long)lr);
+         (long long)k->lr);
   printf("  small write    %10lld ns per call   darray_ds_wr_latency_ns\n",
-         (long long)lw);
+         (long long)k->lw);
   printf("  large calls    %10lld MB/s          darray_ds_bandwidth_mbs\n",
-         (long long)mbs);
-  if (P > 1)
+         (long long)k->mbs);
+  if (k->P > 1)
     printf("  exchange       %10lld MB/s          darray_cb_exchange_mbs\n",
-           (long long)xmbs);
+           (long long)k->xmbs);
   else
     printf("  exchange       not measured at one process "
            "(darray_cb_exchange_mbs keeps its default)\n");
   printf("  two-phase cycle%10lld ns per cycle  darray_cb_cycle_ns (%lld ns "
-         "with its file call)\n", (long long)cns,
-         (long long)clamp(cy * 1e9, 0, 1000000000));
-  if (P > 1)
+         "with its file call)\n", (long long)k->cns,
+         (long long)clamp(k->cy * 1e9, 0, 1000000000));
+  if (k->P > 1)
     printf("  message        %10lld ns more each  darray_cb_message_ns\n",
-           (long long)mns);
-  if (meet > 1)
+           (long long)k->mns);
+  if (k->meet > 1)
     printf("  servers        %10lld %% per meeting darray_server_contention "
            "(%d aggregators on one subfile of 1 MiB stripes%s)\n",
-           (long long)sc, meet, o->direct ? ", direct writes" : "");
+           (long long)k->sc, k->meet, o->direct ? ", direct writes" : "");
   else
     printf("  servers        not measured at one process "
            "(darray_server_contention keeps its default)\n");
-  if (mrd > 0) {
+  if (k->mrd > 0) {
     printf("  mapped, reads  %10lld MB/s          darray_map_rd_mbs\n",
-           (long long)mrd);
+           (long long)k->mrd);
     printf("  mapped, writes %10lld MB/s          darray_map_wr_mbs\n",
-           (long long)mwr);
+           (long long)k->mwr);
   } else {
     printf("  mapped         not measured: the kernel cannot populate "
            "mappings (darray_map_*_mbs keep their defaults)\n");
   }
+}
+
+/* The hint line of the constants (the measured ones only). */
+static void hint_line(const consts_t *k, char *line, size_t size) {
+  int n = snprintf(line, size,
+                   "darray_ds_rd_latency_ns=%lld;darray_ds_wr_latency_ns=%lld;"
+                   "darray_ds_bandwidth_mbs=%lld",
+                   (long long)k->lr, (long long)k->lw, (long long)k->mbs);
+  if (k->P > 1)
+    n += snprintf(line + n, size - (size_t)n, ";darray_cb_exchange_mbs=%lld",
+                  (long long)k->xmbs);
+  n += snprintf(line + n, size - (size_t)n, ";darray_cb_cycle_ns=%lld",
+                (long long)k->cns);
+  if (k->P > 1)
+    n += snprintf(line + n, size - (size_t)n, ";darray_cb_message_ns=%lld",
+                  (long long)k->mns);
+  if (k->meet > 1)
+    n += snprintf(line + n, size - (size_t)n,
+                  ";darray_server_contention=%lld", (long long)k->sc);
+  if (k->mrd > 0)
+    snprintf(line + n, size - (size_t)n,
+             ";darray_map_rd_mbs=%lld;darray_map_wr_mbs=%lld",
+             (long long)k->mrd, (long long)k->mwr);
+}
+
+/* The file's costs and the exchange rate (s per call, bytes per s), the
+ * slowest process's; -1 when a process failed (each says why). */
+static int file_and_exchange(const opts_t *o, long id, int rank, int P,
+                             filecost_t *c, double *xr) {
+  int64_t region = o->mib << 20;
+  char path[4096], err[256] = "";
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.tmp", o->dir, id);
+  char *buf = malloc((size_t)(2 * region));
+  int fd = -1, failed = buf == NULL;
+  if (failed)
+    snprintf(err, sizeof err, "out of memory (%lld bytes)",
+             (long long)(2 * region));
+  else
+    memset(buf, rank + 1, (size_t)(2 * region)); /* touched before timing */
+  if (!failed && (fd = open(path, O_RDWR | O_CREAT, 0600)) < 0) {
+    snprintf(err, sizeof err, "%s", strerror(errno));
+    failed = 1;
+  }
+  *c = (filecost_t){0, 0, 0};
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!failed)
+    failed = file_costs(fd, buf, region, rank * region, o->calls, c, err,
+                        sizeof err) != 0;
+  if (fd >= 0)
+    close(fd);
+  if (rank == 0 && fd >= 0)
+    unlink(path);
+  if (failed)
+    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
+  if (any(failed)) {
+    free(buf);
+    return -1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &c->wr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &c->rd, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &c->bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  *xr = P > 1 ? exchange_rate(buf, region, rank, P) : 0;
+  free(buf);
+  return 0;
+}
+
+/* The mapped strategy's rates (bytes per s, the slowest process's; 0:
+ * not measured); -1 when a process failed. */
+static int mapped_rates(const opts_t *o, long id, int rank, double *mrd,
+                        double *mwr) {
+  char path[4096], err[256] = "";
+  int64_t region = o->mib << 20;
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.map", o->dir, id);
+  int failed = calibrate_map_rates(path, region, rank * region, mrd, mwr,
+                                   err, sizeof err) != 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0)
+    unlink(path);
+  if (failed)
+    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
+  if (any(failed))
+    return -1;
+  MPI_Allreduce(MPI_IN_PLACE, mrd, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, mwr, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  return 0;
+}
+
+/* What the library's own calls measure (calibrate_lib.c): the cycle (s),
+ * the message (s), the servers' contention; -1 on failure. */
+static int library_costs(const opts_t *o, long id, int rank, int P,
+                         consts_t *k, double *msg) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.cycle", o->dir, id);
+  int failed = calibrate_cycle(path, o->rounds, &k->cy) != 0;
+  if (rank == 0)
+    unlink(path);
+  *msg = 0;
+  if (!failed && P > 1)
+    failed = calibrate_message(o->rounds, msg) != 0;
+  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.servers", o->dir, id);
+  failed = failed || calibrate_servers(path, o->mib, o->rounds, o->direct,
+                                       &k->sc, &k->meet) != 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) /* the subfile set, if it was made */
+    darray_file_delete(path, MPI_INFO_NULL);
+  return failed ? -1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -368,115 +416,35 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return st == 1 ? 0 : 2;
   }
-  int64_t region = o.mib << 20;
-  char path[4096], err[256] = "";
   long id = (long)getpid();
   MPI_Bcast(&id, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.tmp", o.dir, id);
-  char *buf = malloc((size_t)(2 * region));
-  int fd = -1, failed = buf == NULL;
-  if (failed)
-    snprintf(err, sizeof err, "out of memory (%lld bytes)",
-             (long long)(2 * region));
-  else
-    memset(buf, rank + 1, (size_t)(2 * region)); /* touched before timing */
-  if (!failed && (fd = open(path, O_RDWR | O_CREAT, 0600)) < 0) {
-    snprintf(err, sizeof err, "%s", strerror(errno));
-    failed = 1;
-  }
-  filecost_t c = {0, 0, 0};
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (!failed)
-    failed = file_costs(fd, buf, region, rank * region, o.calls, &c, err,
-                        sizeof err) != 0;
-  if (fd >= 0)
-    close(fd);
-  if (rank == 0 && fd >= 0)
-    unlink(path);
-  if (failed)
-    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
-  if (any(failed)) {
-    free(buf);
-    MPI_Finalize();
-    return 1;
-  }
-  double wr = c.wr, rd = c.rd, bw = c.bw;
-  MPI_Allreduce(MPI_IN_PLACE, &wr, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &rd, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &bw, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  double xr = P > 1 ? exchange_rate(buf, region, rank, P) : 0;
-  free(buf);
-  double mrd, mwr;
-  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.map", o.dir, id);
-  failed = map_rates(path, region, rank * region, &mrd, &mwr, err,
-                     sizeof err) != 0;
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0)
-    unlink(path);
-  if (failed)
-    fprintf(stderr, "%s: process %d: '%s': %s\n", prog, rank, path, err);
-  if (any(failed)) {
-    MPI_Finalize();
-    return 1;
-  }
-  MPI_Allreduce(MPI_IN_PLACE, &mrd, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(MPI_IN_PLACE, &mwr, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  double cy = 0;
-  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.cycle", o.dir, id);
-  int cfail = calibrate_cycle(path, o.rounds, &cy) != 0;
-  if (rank == 0)
-    unlink(path);
-  int64_t sc = 0;
-  int meet = 0;
-  double msg = 0;
-  if (!cfail && P > 1)
-    cfail = calibrate_message(o.rounds, &msg) != 0;
-  snprintf(path, sizeof path, "%s/darray-calibrate.%ld.servers", o.dir, id);
-  cfail = cfail || calibrate_servers(path, o.mib, o.rounds, o.direct, &sc,
-                                     &meet) != 0;
-  MPI_Barrier(MPI_COMM_WORLD);
-  if (rank == 0) /* the subfile set, if it was made */
-    darray_file_delete(path, MPI_INFO_NULL);
-  if (cfail) {
+  filecost_t c;
+  consts_t k = {.P = P};
+  double xr = 0, mrd = 0, mwr = 0, msg = 0;
+  if (file_and_exchange(&o, id, rank, P, &c, &xr) != 0 ||
+      mapped_rates(&o, id, rank, &mrd, &mwr) != 0 ||
+      library_costs(&o, id, rank, P, &k, &msg) != 0) {
     MPI_Finalize();
     return 1;
   }
   /* latency: what a call costs beyond its 8 bytes at the bandwidth */
-  int64_t lw = clamp((wr - 8 / bw) * 1e9, 0, 1000000000);
-  int64_t lr = clamp((rd - 8 / bw) * 1e9, 0, 1000000000);
-  int64_t mbs = clamp(bw / 1e6, 1, 1000000000);
-  int64_t xmbs = clamp(xr / 1e6, 1, 1000000000);
+  k.lw = clamp((c.wr - 8 / c.bw) * 1e9, 0, 1000000000);
+  k.lr = clamp((c.rd - 8 / c.bw) * 1e9, 0, 1000000000);
+  k.mbs = clamp(c.bw / 1e6, 1, 1000000000);
+  k.xmbs = clamp(xr / 1e6, 1, 1000000000);
   /* the model charges a cycle its file call's latency and this */
-  int64_t cns = clamp((cy - wr) * 1e9, 0, 1000000000);
-  char line[512];
-  int n = snprintf(line, sizeof line,
-                   "darray_ds_rd_latency_ns=%lld;darray_ds_wr_latency_ns=%lld;"
-                   "darray_ds_bandwidth_mbs=%lld",
-                   (long long)lr, (long long)lw, (long long)mbs);
-  if (P > 1)
-    n += snprintf(line + n, sizeof line - (size_t)n,
-                  ";darray_cb_exchange_mbs=%lld", (long long)xmbs);
-  n += snprintf(line + n, sizeof line - (size_t)n, ";darray_cb_cycle_ns=%lld",
-                (long long)cns);
-  int64_t mns = clamp(msg * 1e9, 0, 1000000000);
-  if (P > 1)
-    n += snprintf(line + n, sizeof line - (size_t)n,
-                  ";darray_cb_message_ns=%lld", (long long)mns);
-  if (meet > 1)
-    n += snprintf(line + n, sizeof line - (size_t)n,
-                  ";darray_server_contention=%lld", (long long)sc);
-  int64_t mrdm = mrd > 0 ? clamp(mrd / 1e6, 1, 1000000000) : 0;
-  int64_t mwrm = mwr > 0 ? clamp(mwr / 1e6, 1, 1000000000) : 0;
-  if (mrdm > 0)
-    snprintf(line + n, sizeof line - (size_t)n,
-             ";darray_map_rd_mbs=%lld;darray_map_wr_mbs=%lld",
-             (long long)mrdm, (long long)mwrm);
+  k.cns = clamp((k.cy - c.wr) * 1e9, 0, 1000000000);
+  k.mns = clamp(msg * 1e9, 0, 1000000000);
+  k.mrd = mrd > 0 ? clamp(mrd / 1e6, 1, 1000000000) : 0;
+  k.mwr = mwr > 0 ? clamp(mwr / 1e6, 1, 1000000000) : 0;
+  char line[512], path[4096];
+  hint_line(&k, line, sizeof line);
   snprintf(path, sizeof path, "%s/darray-calibrate.%ld.check", o.dir, id);
   int bad = check_line(line, path) != 0;
   if (rank == 0)
     unlink(path);
   if (rank == 0 && !o.quiet)
-    report(&o, P, lr, lw, mbs, xmbs, cns, cy, mrdm, mwrm, mns, sc, meet);
+    report(&o, &k);
   if (rank == 0 && !bad)
     printf("%s%s\n", o.quiet ? "" : "hints: ", line);
   MPI_Finalize();
