@@ -81,7 +81,6 @@ int calibrate_cycle(const char *path, int64_t rounds, double *c) {
   return 0;
 }
 
-
 /* The time one set of rounds spent in file calls, every process's summed
  * (darray_file_stats_summary), per write: logical or layout domains over
  * a subfile set of P subfiles of `unit` bytes. */
@@ -125,12 +124,12 @@ static int servers_write(const char *path, darray_t a, const void *buf,
 }
 
 /*
- * Processes in pairs of roles: every process an aggregator of one domain
- * of R bytes (R a multiple of P stripes of 1 MiB), so that with logical
- * domains every aggregator starts its domain on server 0 and all P of
- * them are on the same server in every cycle; layout domains give each its
- * own. The array is CYCLIC(256) int32 (1 KiB pieces: every chunk holds
- * every process's data). The ratio of the file calls' time, logical over
+ * Every process an aggregator of one domain of R bytes (R a multiple of
+ * P stripes of 1 MiB), so that with logical domains every aggregator
+ * starts its domain on server 0 and all P of them are on the same server
+ * in every cycle; layout domains give each its own. The array is
+ * CYCLIC(256) int32 (1 KiB pieces: every chunk holds every process's
+ * data). The ratio of the file calls' time, logical over
  * layout (medians of alternated rounds), less one, per further aggregator
  * on a server, is the percent: 100 where a server serves its aggregators
  * one after another, 0 where meeting costs nothing.
@@ -156,8 +155,14 @@ int calibrate_servers(const char *path, int64_t mib, int64_t rounds,
     rc = darray_commit(a);
   char *buf = calloc((size_t)(per * unit), 1);
   double *t = malloc(sizeof *t * (size_t)(2 * rounds));
-  if (rc == DARRAY_SUCCESS && (buf == NULL || t == NULL))
+  int nomem = buf == NULL || t == NULL; /* known everywhere: no one waits
+                                           in a write another skipped */
+  MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rc == DARRAY_SUCCESS && nomem) {
+    fprintf(stderr, "%s: out of memory (%lld bytes)\n", prog,
+            (long long)(per * unit));
     rc = DARRAY_ENOMEM;
+  }
   /* a warm-up of each, then the rounds alternated */
   for (int64_t k = -1; rc == DARRAY_SUCCESS && k < rounds; k++)
     for (int lay = 0; lay < 2 && rc == DARRAY_SUCCESS; lay++) {
