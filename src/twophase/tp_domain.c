@@ -14,6 +14,21 @@
  */
 #include "twophase.h"
 
+bool darray__tp_weigh(const xfer_t *x, const access_t *acc,
+                      const tp_domains_t *d, double *ns_layout,
+                      double *ns_logical) {
+  const darray_hints_t *h = &x->f->hints;
+  tp_domains_t logical = *d, layout = *d;
+  logical.layout = false;
+  layout.layout = true;
+  if (h->cb_domains != DARRAY_DOMAINS_AUTO || h->striping_unit <= 0 ||
+      !darray__tp_layout_wanted(&logical, h))
+    return false;
+  *ns_layout = darray__tp_cost(x, acc, &layout);
+  *ns_logical = darray__tp_cost(x, acc, &logical);
+  return true;
+}
+
 void darray__tp_domains(const xfer_t *x, const access_t *acc,
                         tp_domains_t *d) {
   const darray_hints_t *h = &x->f->hints;
@@ -25,15 +40,10 @@ void darray__tp_domains(const xfer_t *x, const access_t *acc,
                       a->disp, a->esize, h->striping_unit,
                       h->striping_factor, false,
                       h->direct_write == 1 ? DARRAY_DIO_PAGE : 0};
-  d->layout = darray__tp_layout_wanted(d, h);
-  if (d->layout && h->cb_domains == DARRAY_DOMAINS_AUTO) {
-    /* fewer aggregators meet on a server: layout domains where the cost
-     * model says the contention they save outweighs what their parts
-     * add (ties: logical) */
-    tp_domains_t logical = *d;
-    logical.layout = false;
-    d->layout = darray__tp_cost(x, acc, d) < darray__tp_cost(x, acc, &logical);
-  }
+  double ns_layout, ns_logical;
+  d->layout = darray__tp_weigh(x, acc, d, &ns_layout, &ns_logical)
+                  ? ns_layout < ns_logical
+                  : darray__tp_layout_wanted(d, h);
   if (d->su <= 0 && d->dio > 0 && d->dio % d->es == 0)
     d->su = d->dio; /* boundaries on whole pages for direct writes (not
                        a striping: layout domains stay off) */

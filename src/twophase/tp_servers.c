@@ -144,16 +144,12 @@ int darray__tp_explain(xfer_t *x, char *buf, size_t n) {
   darray__tp_domains(x, acc, &d);
   darray__tp_size(&d, h, x->write, acc, &s);
   darray__tp_domains_text(&d, s.C, buf, n);
-  tp_domains_t logical = d, layout = d;
-  logical.layout = false;
-  layout.layout = true;
+  double ns_layout, ns_logical;
   size_t at = strlen(buf);
-  if (h->cb_domains == DARRAY_DOMAINS_AUTO && h->striping_unit > 0 &&
-      darray__tp_layout_wanted(&logical, h) && at < n)
+  if (darray__tp_weigh(x, acc, &d, &ns_layout, &ns_logical) && at < n)
     snprintf(buf + at, n - at, "; automatic: layout domains estimated "
              "%.3g ms, logical %.3g ms (darray_server_contention=%lld)",
-             darray__tp_cost(x, acc, &layout) * 1e-6,
-             darray__tp_cost(x, acc, &logical) * 1e-6,
+             ns_layout * 1e-6, ns_logical * 1e-6,
              (long long)h->server_contention);
   return DARRAY_SUCCESS;
 }

@@ -74,6 +74,13 @@ typedef struct tp_sizes {
  * and the array's elements. */
 DARRAY_HIDDEN void darray__tp_domains(const xfer_t *x, const access_t *acc,
                                       tp_domains_t *d);
+/* Whether darray_cb_domains=automatic weighs the two kinds of domains
+ * for this access (striping given, layout domains meeting fewer
+ * aggregators on a server), and then both estimates (tp_domain.c): what
+ * the choice and darray_explain use. */
+DARRAY_HIDDEN bool darray__tp_weigh(const xfer_t *x, const access_t *acc,
+                                    const tp_domains_t *d,
+                                    double *ns_layout, double *ns_logical);
 /* The cost model's time (ns) of a two-phase call over domains d
  * (twophase.c). */
 DARRAY_HIDDEN double darray__tp_cost(const xfer_t *x, const access_t *acc,
