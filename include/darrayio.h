@@ -1583,10 +1583,10 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  * and message: a failure in one request of a batch is reported by that
  * request's completion, on every process, and the others are unaffected.
  * The bytes move request by request, except for a *chain*: whole arrays
- * of one operation, alike but for their displacement, memory layout and
- * element type (elements of one size: float64 and int64), posted in file
- * order, each starting in the file where the one posted before it ends
- * (a dump of several arrays, several dumps of one array), or section
+ * of one operation, of any shapes, distributions, storage orders, element
+ * types and memory layouts, posted in file order, each starting in the
+ * file where the one posted before it ends (a dump of several arrays,
+ * several dumps of one array), or section
  * requests of one operation on one array (alike, at the same
  * displacement), each process's boxes apart from one another: a chain
  * moves as one access, planned and prepared once (doc/planner.md,

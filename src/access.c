@@ -190,36 +190,41 @@ int darray__boxes_depth(const xfer_t *x) {
   return most;
 }
 
-/* Rank r's cells in a merged access of B arrays (x->merged): the
- * composite's own cells span its last dimension (size B, not
- * distributed) whole; they are cut into B copies, copy k at index k, as
- * the calling rank's are (src/async/async_merge.c), so that every rank's
- * runs end where the arrays end, whoever computes them (at one process a
- * cell that spans the composite is one run of B arrays, while its owner
- * moves B runs from B buffers). Memory offsets are not the rank's own. */
-static int merged_sections(const xfer_t *x, int r, section_t **sec,
-                           int *nsec) {
+/* Rank r's cells in a merged access of several whole arrays (the
+ * description's parts, src/async/async_merge.c): each array's cells of
+ * rank r, tagged with their array, in the arrays' order (the calling
+ * rank's own are laid out the same way). Memory offsets are not the
+ * rank's own. */
+static int parts_sections(const xfer_t *x, int r, section_t **sec,
+                          int *nsec) {
   const darray_desc_t *d = &x->a->d;
-  int last = d->ndims - 1, n, B = x->merged;
-  section_t *one;
-  int rc = darray__dist_sections(d, r, &one, &n);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  section_t *s = malloc(sizeof *s * (size_t)n * (size_t)B);
-  if (s == NULL) {
-    free(one);
-    return DARRAY_ENOMEM;
-  }
-  for (int k = 0; k < B; k++)
-    for (int c = 0; c < n; c++) {
-      section_t *t = &s[(size_t)k * (size_t)n + (size_t)c];
-      *t = one[c];
-      darray__dist_set_range(&t->set[last], k, 1);
-      t->mem_stride[last] = d->fstride[last];
+  section_t *all = NULL;
+  int total = 0, rc = DARRAY_SUCCESS;
+  for (int k = 0; k < d->nparts && rc == DARRAY_SUCCESS; k++) {
+    section_t *one, *grown;
+    int n;
+    rc = darray__dist_sections(d->parts[k], r, &one, &n);
+    if (rc != DARRAY_SUCCESS)
+      break;
+    grown = realloc(all, sizeof *all * (size_t)(total + n > 0 ? total + n
+                                                              : 1));
+    if (grown == NULL)
+      rc = DARRAY_ENOMEM;
+    else
+      all = grown;
+    for (int c = 0; c < n && rc == DARRAY_SUCCESS; c++) {
+      all[total + c] = one[c];
+      all[total + c].part = k;
     }
-  free(one);
-  *sec = s;
-  *nsec = n * B;
+    total += rc == DARRAY_SUCCESS ? n : 0;
+    free(one);
+  }
+  if (rc != DARRAY_SUCCESS) {
+    free(all);
+    return rc;
+  }
+  *sec = all;
+  *nsec = total;
   return DARRAY_SUCCESS;
 }
 
@@ -234,8 +239,8 @@ int darray__xfer_sections(const xfer_t *x, int r, section_t **sec,
     *nsec = x->nsec;
     return DARRAY_SUCCESS;
   }
-  if (x->merged > 0)
-    return merged_sections(x, r, sec, nsec);
+  if (x->a->d.parts != NULL)
+    return parts_sections(x, r, sec, nsec);
   if (x->boxes == NULL)
     return darray__dist_sections(&x->a->d, r, sec, nsec);
   int m = x->msec > 0 ? x->msec : 1, nd = x->a->d.ndims;

@@ -33,6 +33,12 @@ typedef struct darray_desc {
   int q;                            /* multipartition: sqrt(P), else 0 */
   int64_t block[DARRAY_MAX_DIMS];   /* effective block size per dim */
   int64_t fstride[DARRAY_MAX_DIMS]; /* file byte stride per dim */
+  /* a merged access of several whole arrays stored one after another
+   * (src/async/async_merge.c): their descriptions, cell c's being
+   * parts[c.part] (layout.h, darray__cell_desc); the description itself
+   * then only spans them, as bytes. NULL otherwise. */
+  const struct darray_desc *const *parts;
+  int nparts;
 } darray_desc_t;
 
 /* Checks and derivations of a description (darray.c, darray_commit.c). */

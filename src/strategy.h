@@ -63,11 +63,6 @@ typedef struct xfer {
    * strategy moves no bytes between processes: its arguments are agreed
    * on with its result, in one round (darray_xfer.c, fold) */
   bool folded;
-  int merged; /* B >= 1: the call is a merged access of B whole arrays
-                 (src/async/async_merge.c): its array is a composite whose
-                 slowest file dimension, the last, of size B, numbers
-                 them; every rank's cells are B copies of the array's,
-                 copy k at index k of that dimension (access.c); 0: not */
   const char *entry; /* a request's entry point ("darray_iread", ...), for
                         messages; NULL: the blocking call's name */
 } xfer_t;

@@ -125,7 +125,8 @@ DARRAY_HIDDEN int darray__xcall_begin_local(xcall_t *c, int64_t vals[4],
 /* begin_local for a request whose bytes a merged access moves
  * (src/async/async_merge.c): its plan and checks, no preparation (the
  * merged access prepares once for all its requests); and for that merged
- * access, a call over a composite array (c->x.merged): planned afresh,
+ * access, a call over the arrays' cells (its description's parts,
+ * desc.h): planned afresh,
  * not remembered for any array, prepared. */
 DARRAY_HIDDEN int darray__xcall_begin_plan(xcall_t *c, int64_t vals[4],
                                            int *pre);

@@ -77,9 +77,9 @@ const char *darray__async_text(const darray_file_s_t *f) {
     return "thread (MPI_THREAD_MULTIPLE): a thread of the file runs each "
            "request whole, agreement and exchange included (requests "
            "queued together share their agreements; whole-array requests "
-           "of one operation on arrays alike but for their displacement, "
-           "posted in file order, each array starting where the one before "
-           "it ends, move as one access, and so do section requests of one "
+           "of one operation posted in file order, each array starting "
+           "where the one before it ends, move as one access, whatever "
+           "their shapes and distributions, and so do section requests of one "
            "operation on one array whose boxes stay apart); the program "
            "computes meanwhile";
   case DARRAY_ASYNC_FILES:

@@ -12,9 +12,9 @@
 
 /* Whether two committed descriptions are alike but for the displacement,
  * the memory layout and the element type (resolved fields: the grid and
- * blocks commit chose, the same on every process). Elements of one size
- * lie alike in the file and in memory whatever they hold (a dump's
- * float64 and int64 arrays of one shape): the library moves their bytes
+ * blocks commit chose, the same on every process): sections of one array
+ * are boxes in one index space. Elements of one size lie alike in the
+ * file and in memory whatever they hold: the library moves their bytes
  * and never looks inside. */
 static bool alike(const darray_desc_t *a, const darray_desc_t *b) {
   if (a->nprocs != b->nprocs || a->ndims != b->ndims ||
@@ -59,7 +59,9 @@ bool darray__merge_follows(const async_req_t *first, const async_req_t *prev,
   if (c0->section) /* sections of one array, each a box of its own */
     return alike(&c0->view.d, &c->view.d) &&
            c0->view.d.disp == c->view.d.disp && apart_from_chain(first, p);
-  return c0->view.d.ndims < DARRAY_MAX_DIMS &&
-         alike(&c0->view.d, &c->view.d) && prev->hi < INT64_MAX &&
+  /* whole arrays, each one where the one before it ends: any shapes,
+   * distributions and element sizes (each cell is read through its own
+   * array's description, layout.h) */
+  return c0->view.d.nprocs == c->view.d.nprocs && prev->hi < INT64_MAX &&
          p->lo == prev->hi;
 }

@@ -127,7 +127,7 @@ DARRAY_HIDDEN bool darray__merge_follows(const async_req_t *first,
                                          const async_req_t *prev,
                                          const async_req_t *p);
 /* Move the chain b[0..n) (n >= 2, b[0] begun and agreed on with success)
- * as one access: begin the others, prepare the composite, agree, run;
+ * as one access: begin the others, prepare the merged access, agree, run;
  * rcs[0..n): the results to agree on at the end (async_merge.c; rcs has
  * room for n + 1). */
 /* Returns whether one access moved them all (async_batch.c reads a

@@ -5,65 +5,64 @@
  * async_merge.c - requests moved as one access (darray_async = thread):
  * several whole arrays stored one right after another, read or written
  * by requests that the I/O thread finds queued together, are planned,
- * prepared and moved as one call over a composite array; several
- * sections of one array, as one call whose every process has several
- * boxes (the end of this comment).
+ * prepared and moved as one call over all their cells; several sections
+ * of one array, as one call whose every process has several boxes (the
+ * end of this comment).
  *
  * Which requests merge (darray__merge_follows in async_chain.c, asked by
  * batch_of in async_thread.c while it forms a batch): a chain of whole-array
- * requests of one operation, outside a dataset, posted one after another, on
- * arrays whose descriptions are alike but for the displacement (shape,
- * element size, distribution, grid, storage order; the memory layouts,
- * ghosts and padding, may differ: they shape only each process's own cells;
- * so may the element types of one size, whose bytes lie alike), each
- * array starting in the file where the one posted before it ends, with
- * fewer than DARRAY_MAX_DIMS dimensions. That is a dump of several arrays
- * (issue #15's `multi`), and several dumps of one array in a row. A batch
+ * requests of one operation, outside a dataset, posted one after another,
+ * each array starting in the file where the one posted before it ends;
+ * the arrays may differ in everything else (shape, number of dimensions,
+ * distribution, grid, storage order, element size, memory layout). That
+ * is a dump of several arrays (issue #15's `multi`, a solver's fields of
+ * different shapes), and several dumps of one array in a row. A batch
  * is such a chain or none of it: its first request's agreement carries
  * the chain's length as MERGE_BASE + length - 1, so the least over the
  * processes is a chain only if every process proposed one, and then the
  * chain every process can honour.
  *
- * The composite (merge_build): the arrays' description with one more
- * dimension, the last, of size B (the chain's length), not distributed
- * (psize 1) and slowest in the file, at the first array's displacement.
- * Its file layout is exactly the B arrays one after another, so every
- * closed form (runs, their inverses, the access summary, two-phase's
- * domains) holds as it is. This process's cells are B copies of its
- * cells, copy k at index k of the new dimension in array k's buffer:
- * memory offsets are taken from the lowest of the B buffers (the
- * distance between two buffers through uintptr_t, as MPI_BOTTOM does).
- * Other processes' cells are cut the same way (access.c), so that their
- * runs, computed by any process, end where the arrays end as the owner's
- * do.
+ * The merged call (merge_build): its description spans the B arrays'
+ * bytes from the first one's displacement, as one undistributed
+ * dimension of elements of their common size (one byte where the sizes
+ * differ), and the arrays' own descriptions are its parts (desc.h). This
+ * process's cells are every array's cells, each tagged with its array
+ * (section_t.part), in the array's buffer: memory offsets are taken from
+ * the lowest of the B buffers (the distance between two buffers through
+ * uintptr_t, as MPI_BOTTOM does). Other processes' cells are their
+ * arrays' cells tagged the same way (access.c). The layout reads every
+ * cell through its array's description (layout.h, darray__cell_desc), so
+ * every closed form (runs, their inverses, the access summary,
+ * two-phase's domains) holds cell by cell, and a rank's runs in file
+ * order are its runs of array 0, then of array 1, and so on.
  *
  * Rounds: the first request's begin (1: it carries the chain), the other
- * requests' begins (planned, not prepared) and the composite's
- * preparation in one allreduce (1), the composite's run, and every
+ * requests' begins (planned, not prepared) and the merged call's
+ * preparation in one allreduce (1), the merged call's run, and every
  * result in one allreduce (1): 3 rounds and one access instead of B
  * accesses. Every request gets the access's result: a failure while the
  * bytes move is reported at the wait of every merged request, on every
  * process, with its message.
  *
  * Memory: no request of a chain is prepared for itself (the first one's
- * preparation is freed before the composite's is made), so a chain holds
+ * preparation is freed before the merged call's is made), so a chain holds
  * one strategy's buffers, bounded by that strategy's hints
  * (cb_buffer_size, ind_rd_buffer_size, ind_wr_buffer_size), whatever the
  * chain's bytes; the other metadata is O(B x cells). A chain is therefore
  * not held to a batch's bound (fits, async.c: the extents of a batch
  * whose requests are each prepared before the first runs).
  *
- * When one request of the chain, or the composite's preparation, fails
+ * When one request of the chain, or the merged call's preparation, fails
  * its agreement (the same outcome on every process), the chain is broken:
- * the composite is dropped and each request that may go on is prepared
+ * the merged call is dropped and each request that may go on is prepared
  * and agreed on, run and freed one after another (one more round each:
  * the failure path), so the bound above still holds.
  *
  * Sections (merge_sections): a chain of section requests of one
  * operation on arrays alike at the same displacement, each box of this
  * process apart from its boxes before it in the chain (apart_from_chain;
- * the least length over the processes is taken, as above). No composite
- * description: the access is the array's, every process with n boxes
+ * the least length over the processes is taken, as above). No description
+ * of its own: the access is the array's, every process with n boxes
  * (xfer_t.msec; access.c cuts other processes' runs at their boxes), this
  * process's box k in request k's buffer. The other requests' local checks
  * and the access's memory are agreed on in one round; then one allgather
@@ -90,41 +89,51 @@ int64_t darray__async_merged(void) {
   return darray__async_count_get(&merged);
 }
 
-/* The merged access: a call over the composite array. */
+/* The merged access: a call over the arrays one after another. */
 typedef struct merge {
   xcall_t c;
   section_t *sec;
+  const darray_desc_t *parts[DARRAY_AGREE_EACH_MAX];
   char name[64];
 } merge_t;
 
-/* The composite's description: one more dimension, the last, of n
- * arrays, slowest in the file. */
-static int composite_desc(darray_desc_t *d, int n, char *msg) {
-  int nd = d->ndims;
-  int64_t bytes = d->fstride[d->perm[0]] * d->gsizes[d->perm[0]], all, end;
-  if (!darray__mul_ok(bytes, n, &all) || !darray__add_ok(d->disp, all, &end))
-    return darray__err(msg, DARRAY_ESIZE, "the merged arrays' bytes "
-                       "overflow 64 bits");
-  d->gsizes[nd] = n;
-  d->dist[nd] = DARRAY_DIST_NONE;
-  d->dargs[nd] = 0;
-  d->psizes[nd] = 1;
-  d->ghost[nd] = 0;
-  d->padded[nd] = 0;
-  d->block[nd] = n;
-  d->fstride[nd] = bytes;
-  for (int i = nd; i > 0; i--)
-    d->perm[i] = d->perm[i - 1];
-  d->perm[0] = nd;
-  d->ndims = nd + 1;
+/* The merged access's description: the n arrays' bytes from the first
+ * one's displacement, as one dimension of elements of their common size
+ * (1 where their sizes differ: a boundary drawn in the file for all of
+ * them, a two-phase domain, may then fall inside an element, which the
+ * copies allow, layout_copy.c), not distributed; the arrays' own
+ * descriptions are its parts, each cell read through its array's. */
+static int parts_desc(merge_t *m, async_req_t **b, int n) {
+  darray_desc_t *d = &m->c.view.d;
+  int64_t all = 0, es = d->esize, end;
+  for (int k = 0; k < n; k++) {
+    const darray_desc_t *p = &b[k]->c.view.d;
+    int64_t bytes = p->fstride[p->perm[0]] * p->gsizes[p->perm[0]];
+    if (!darray__add_ok(all, bytes, &all) ||
+        !darray__add_ok(d->disp, all, &end))
+      return darray__err(m->c.x.msg, DARRAY_ESIZE, "the merged arrays' "
+                         "bytes overflow 64 bits");
+    es = p->esize == es ? es : 1;
+    m->parts[k] = p;
+  }
+  int64_t disp = d->disp;
+  int nprocs = d->nprocs;
+  *d = (darray_desc_t){.nprocs = nprocs, .ndims = 1, .type = DARRAY_OPAQUE,
+                       .esize = es, .file_order = DARRAY_ORDER_C,
+                       .disp = disp, .mem_order = DARRAY_ORDER_C,
+                       .parts = m->parts, .nparts = n};
+  d->gsizes[0] = d->block[0] = all / es;
+  d->dist[0] = DARRAY_DIST_NONE;
+  d->psizes[0] = 1;
+  d->fstride[0] = es;
   return DARRAY_SUCCESS;
 }
 
-/* This process's cells of the composite: request k's cells at index k,
- * their memory offsets from base. */
-static int composite_cells(merge_t *m, async_req_t **b, int n, char *base) {
+/* This process's cells of the merged access: request k's cells with
+ * their array's number k, their memory offsets from base. */
+static int parts_cells(merge_t *m, async_req_t **b, int n, char *base) {
   darray_s_t *v = &m->c.view;
-  int nd = v->d.ndims - 1, all = 0;
+  int all = 0;
   for (int k = 0; k < n; k++)
     all += b[k]->c.view.nsec;
   m->sec = malloc(sizeof *m->sec * (size_t)(all > 0 ? all : 1));
@@ -140,15 +149,14 @@ static int composite_cells(merge_t *m, async_req_t **b, int n, char *base) {
     for (int c = 0; c < a->nsec; c++) {
       section_t *t = &m->sec[v->nsec++];
       *t = a->sec[c];
-      darray__dist_set_range(&t->set[nd], k, 1);
-      t->mem_stride[nd] = v->d.fstride[nd];
+      t->part = k;
       if (!darray__add_ok(t->mem_base, off, &t->mem_base))
         return darray__err(m->c.x.msg, DARRAY_ESIZE, "buffer offsets "
                            "overflow 64 bits");
     }
-    v->local_count += a->local_count;
     v->local_bytes += a->local_bytes;
   }
+  v->local_count = v->local_bytes / v->d.esize;
   v->sec = m->sec;
   return DARRAY_SUCCESS;
 }
@@ -180,13 +188,12 @@ static char *merge_start(merge_t *m, async_req_t **b, int n) {
   return base;
 }
 
-/* The composite call of whole-array requests b[0..n) (local). */
+/* The merged call of whole-array requests b[0..n) (local). */
 static int merge_build(merge_t *m, async_req_t **b, int n) {
   char *base = merge_start(m, b, n);
-  m->c.x.merged = n;
-  int rc = composite_desc(&m->c.view.d, n, m->c.x.msg);
+  int rc = parts_desc(m, b, n);
   if (rc == DARRAY_SUCCESS)
-    rc = composite_cells(m, b, n, base);
+    rc = parts_cells(m, b, n, base);
   return rc;
 }
 
@@ -196,7 +203,7 @@ static void unprepare(xfer_t *x) {
     x->strategy->finish(x);
 }
 
-/* The composite's end: its strategy's state, its access, its cells. */
+/* The merged call's end: its strategy's state, its access, its cells. */
 static int merge_end(merge_t *m, int rc) {
   bool agree;
   if (m->c.x.strategy != NULL) /* else: not begun (merge_build failed) */
@@ -312,7 +319,7 @@ static bool merge_arrays(async_req_t **b, int n, int *rcs) {
     msgs[i] = b[i]->c.x.msg;
     bads[i] = -1;
   }
-  /* slot n: the composite's preparation, and that its plan is the same
+  /* slot n: the merged call's preparation, and that its plan is the same
    * everywhere */
   int64_t *cv = vals + 4 * (n - 1);
   memset(cv, 0, sizeof *cv * 4);

@@ -72,6 +72,8 @@ typedef struct section {
   int64_t mem_base;
   int64_t mem_stride[DARRAY_MAX_DIMS];
   int64_t alloc_bytes; /* bytes of this cell's allocated box */
+  int part; /* the cell's array in a merged access of several (desc.h,
+               parts); 0 otherwise */
 } section_t;
 
 /* Build the sections of rank `rank` of array a (committed description

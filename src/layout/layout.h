@@ -11,6 +11,16 @@
 
 #include "dist/dist.h"
 
+/* The description cell s belongs to: a's own, or in a merged access of
+ * several arrays (a->parts) its array's. Every function below that takes
+ * a description and cells reads each cell through it, so the cells of
+ * one access may come from arrays of different shapes, distributions and
+ * element sizes, each in its own part of the file. */
+static inline const darray_desc_t *darray__cell_desc(const darray_desc_t *a,
+                                                     const section_t *s) {
+  return a->parts != NULL ? a->parts[s->part] : a;
+}
+
 /* One contiguous stretch of file bytes belonging to one section. The
  * elements of the run, in file order, are a box: dimension perm[depth] from
  * local index l0 for `nblk` indices, then every later (faster) file dimension
@@ -113,8 +123,9 @@ DARRAY_HIDDEN void darray__layout_pack_section(const darray_desc_t *a,
                                                const section_t *in,
                                                int64_t base, section_t *out);
 /* Copy bytes [b0, b1) of a run between the user buffer and a packed buffer
- * (to_packed: user -> packed, else packed -> user). b0 and b1 are multiples
- * of the element size. Returns the bytes copied, b1 - b0. */
+ * (to_packed: user -> packed, else packed -> user). b0 and b1 may fall
+ * inside elements (those are copied in part). Returns the bytes copied,
+ * b1 - b0. */
 DARRAY_HIDDEN int64_t darray__layout_copy(const darray_desc_t *a,
                                        const section_t *sec,
                                        const layout_run_t *run, int64_t b0,

@@ -15,18 +15,19 @@ int darray__layout_extent(const darray_desc_t *a, const section_t *sec,
   *lo = *hi = 0;
   bool any = false;
   for (int s = 0; s < nsec; s++) {
+    const darray_desc_t *d = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, a, &sec[s]);
+    darray__layout_secit_init(&it, d, &sec[s]);
     if (it.done)
       continue;
     layout_run_t first, last;
-    darray__layout_secit_run(&it, a, &sec[s], s, &first);
+    darray__layout_secit_run(&it, d, &sec[s], s, &first);
     for (int i = 0; i <= it.depth; i++) { /* the odometer's last position */
-      const dist_set_t *set = &sec[s].set[a->perm[i]];
+      const dist_set_t *set = &sec[s].set[d->perm[i]];
       it.pos[i] = (i == it.depth ? set->count : darray__dist_set_size(set)) - 1;
     }
     it.base_ok = false;
-    darray__layout_secit_run(&it, a, &sec[s], s, &last);
+    darray__layout_secit_run(&it, d, &sec[s], s, &last);
     if (!any || first.foff < *lo)
       *lo = first.foff;
     if (!any || last.foff + last.len > *hi)
@@ -55,14 +56,15 @@ void darray__layout_count(const darray_desc_t *a, const section_t *sec,
                           int nsec, int64_t *nruns, int64_t *bytes) {
   *nruns = *bytes = 0;
   for (int s = 0; s < nsec; s++) {
+    const darray_desc_t *c = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, a, &sec[s]);
+    darray__layout_secit_init(&it, c, &sec[s]);
     if (it.done)
       continue;
-    int64_t n = sec[s].set[a->perm[it.depth]].count, b = a->esize;
+    int64_t n = sec[s].set[c->perm[it.depth]].count, b = c->esize;
     for (int i = 0; i < it.depth; i++)
-      n *= darray__dist_set_size(&sec[s].set[a->perm[i]]);
-    for (int d = 0; d < a->ndims; d++)
+      n *= darray__dist_set_size(&sec[s].set[c->perm[i]]);
+    for (int d = 0; d < c->ndims; d++)
       b *= darray__dist_set_size(&sec[s].set[d]);
     *nruns += n;
     *bytes += b;
@@ -75,12 +77,13 @@ void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
   darray__layout_count(a, sec, nsec, &sum->nruns, &sum->bytes);
   darray__layout_extent(a, sec, nsec, &sum->lo, &sum->hi);
   for (int s = 0; s < nsec; s++) {
+    const darray_desc_t *d = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, a, &sec[s]);
+    darray__layout_secit_init(&it, d, &sec[s]);
     if (it.done)
       continue;
-    const dist_set_t *set = &sec[s].set[a->perm[it.depth]];
-    int64_t unit = a->fstride[a->perm[it.depth]];
+    const dist_set_t *set = &sec[s].set[d->perm[it.depth]];
+    int64_t unit = d->fstride[d->perm[it.depth]];
     int64_t lmin = set->last < set->block ? set->last : set->block;
     if (sum->min_run == 0 || lmin * unit < sum->min_run)
       sum->min_run = lmin * unit;
@@ -96,6 +99,12 @@ void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
 /* Bytes of one cell's runs before file offset x; c: x's coordinates. */
 static int64_t cell_bytes_before(const darray_desc_t *a, const section_t *sec,
                                  int64_t x, const int64_t c[]) {
+  int64_t cc[DARRAY_MAX_DIMS];
+  if (a->parts != NULL) { /* x's coordinates in the cell's array */
+    a = darray__cell_desc(a, sec);
+    darray__layout_file_coords(a, x, cc);
+    c = cc;
+  }
   layout_secit_t it;
   darray__layout_secit_init(&it, a, sec);
   if (it.done)
@@ -132,6 +141,7 @@ int64_t darray__layout_bytes_before(const darray_desc_t *a,
 
 bool darray__layout_file_packed(const darray_desc_t *a,
                                 const section_t *sec) {
+  a = darray__cell_desc(a, sec);
   int64_t expect = a->esize;
   for (int i = a->ndims - 1; i >= 0; i--) {
     int d = a->perm[i];
@@ -147,6 +157,7 @@ bool darray__layout_file_packed(const darray_desc_t *a,
 
 void darray__layout_pack_section(const darray_desc_t *a, const section_t *in,
                                  int64_t base, section_t *out) {
+  a = darray__cell_desc(a, in);
   *out = *in;
   int64_t stride = a->esize;
   for (int i = a->ndims - 1; i >= 0; i--) {

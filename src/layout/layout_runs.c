@@ -44,6 +44,7 @@ static bool runs_mem_contig(const darray_desc_t *a, const section_t *sec,
 }
 
 bool darray__layout_mem_contig(const darray_desc_t *a, const section_t *sec) {
+  a = darray__cell_desc(a, sec);
   for (int d = 0; d < a->ndims; d++)
     if (sec->set[d].count == 0)
       return true; /* no runs at all */
@@ -52,6 +53,7 @@ bool darray__layout_mem_contig(const darray_desc_t *a, const section_t *sec) {
 
 void darray__layout_secit_init(layout_secit_t *it, const darray_desc_t *a,
                                const section_t *sec) {
+  a = darray__cell_desc(a, sec);
   it->depth = run_depth(a, sec);
   it->mem_contig = runs_mem_contig(a, sec, it->depth);
   it->done = false;
@@ -90,6 +92,7 @@ static void secit_base(layout_secit_t *it, const darray_desc_t *a,
 void darray__layout_secit_run(layout_secit_t *it, const darray_desc_t *a,
                               const section_t *sec, int secno,
                               layout_run_t *r) {
+  a = darray__cell_desc(a, sec);
   if (!it->base_ok) {
     for (int i = 0; i < it->depth; i++) {
       const dist_set_t *s = &sec->set[a->perm[i]];
@@ -134,6 +137,7 @@ static void secit_moved(layout_secit_t *it, const dist_set_t *s, int i,
 
 static void secit_advance(layout_secit_t *it, const darray_desc_t *a,
                           const section_t *sec) {
+  a = darray__cell_desc(a, sec);
   for (int i = it->depth; i >= 0; i--) {
     const dist_set_t *s = &sec->set[a->perm[i]];
     int64_t lim = i == it->depth ? s->count : darray__dist_set_size(s);
@@ -270,6 +274,7 @@ static void secit_seek(layout_secit_t *it, const darray_desc_t *a,
 void darray__layout_secit_at(layout_secit_t *it, const darray_desc_t *a,
                              const section_t *sec, int64_t off,
                              const int64_t c[]) {
+  a = darray__cell_desc(a, sec);
   int64_t rel = off - a->disp;
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
   darray__layout_secit_init(it, a, sec);
@@ -292,6 +297,9 @@ void darray__layout_seek(layout_iter_t *it, int64_t off) {
   int64_t c[DARRAY_MAX_DIMS];
   darray__layout_file_coords(it->a, off, c);
   for (int s = 0; s < it->nsec; s++) {
+    if (it->a->parts != NULL) /* each cell's coordinates in its array */
+      darray__layout_file_coords(darray__cell_desc(it->a, &it->sec[s]), off,
+                                 c);
     darray__layout_secit_at(&it->it[s], it->a, &it->sec[s], off, c);
     refill(it, s);
   }
@@ -326,7 +334,12 @@ static int64_t copy_cell_window(const darray_desc_t *a,
                                 int64_t hi, const int64_t c[], char *user,
                                 char *win, bool to_win) {
   layout_secit_t it;
-  int64_t n = 0;
+  int64_t n = 0, cc[DARRAY_MAX_DIMS];
+  if (a->parts != NULL) { /* lo's coordinates in the cell's array */
+    a = darray__cell_desc(a, sec);
+    darray__layout_file_coords(a, lo, cc);
+    c = cc;
+  }
   darray__layout_secit_at(&it, a, sec, lo, c);
   if (it.done)
     return 0;
