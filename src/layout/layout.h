@@ -107,7 +107,7 @@ DARRAY_HIDDEN int64_t darray__layout_bytes_before(const darray_desc_t *a,
  * cell's runs lie after the last byte of the cells before it (empty cells
  * aside). Then a rank's runs in file order are cell 0's, then cell 1's,
  * and so on, so what holds for one cell in closed form holds cell by cell
- * (a merged access's copies of one array: async_merge.c). O(nsec *
+ * (a merged access's arrays: async_merge.c). O(nsec *
  * ndims). */
 DARRAY_HIDDEN bool darray__layout_cells_ordered(const darray_desc_t *a,
                                                const section_t *sec,

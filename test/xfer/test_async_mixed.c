@@ -14,10 +14,12 @@
  *   2: 13 elements of 3 bytes (opaque), BLOCK: 39 bytes, so every array
  *      after it starts at an odd byte;
  *   3: 4x6x3 double, CYCLIC(1) x * x BLOCK, Fortran memory order;
- *   4: 5x7 int16, BLOCK x CYCLIC(3), ghosts 0 and 1.
- * With elements of 8, 4, 3, 8 and 2 bytes a boundary drawn in the file
+ *   4: 3x4 double, BLOCK x CYCLIC(1), Fortran storage order;
+ *   5: 5x7 int16, BLOCK x CYCLIC(3), ghosts 0 and 1.
+ * With elements of 8, 4, 3, 8, 8 and 2 bytes a boundary drawn in the file
  * for all of them (a two-phase domain, a buffer's or window's end) falls
- * inside elements, which the tiny buffer hints below make happen often.
+ * inside elements, which the tiny buffer hints below make happen often;
+ * arrays 3 and 4 alone differ in shape but not in element size.
  *
  * The oracle: file byte o of array k (at displacement D_k) is the low byte
  * of tu_value(500 + k, o - D_k); rank 0 writes that reference file with
@@ -27,11 +29,11 @@
  * into zeroed buffers must give the same bytes, ghosts included.
  *
  * For each strategy (chosen, or forced with small buffers), at 1-4
- * processes: all five arrays written with darray_iwrite and one
+ * processes: all six arrays written with darray_iwrite and one
  * darray_wait_all (one merged access, 3 agreement rounds), then read
- * back the same way; arrays 1..3 alone (the others' bytes stay BG); the
- * five posted in reverse file order (no chain: each request alone, bytes
- * still right).
+ * back the same way; arrays 1..3, and 3..4, alone (the others' bytes
+ * stay BG); the six posted in reverse file order (no chain: each request
+ * alone, bytes still right).
  * Run: mpiexec -n 1..4 ./test_async_mixed
  */
 #include "testutil.h"
@@ -45,7 +47,7 @@ int64_t darray__async_rounds(const struct darray_file_s *f);
 int64_t darray__async_merged(void);
 void darray__async_hold(bool on);
 
-#define NA 5
+#define NA 6
 #define BG 0x5a
 
 typedef struct {
@@ -70,6 +72,7 @@ static const spec_t specs[NA] = {
     {2, {9, 4}, DARRAY_INT32, 4, {C, B}, {2, DA}, FO, CO, {1, 1}},
     {1, {13}, DARRAY_OPAQUE, 3, {B}, {DA}, CO, CO, {0}},
     {3, {4, 6, 3}, DARRAY_DOUBLE, 8, {C, N, B}, {1, DA, DA}, CO, FO, {0}},
+    {2, {3, 4}, DARRAY_DOUBLE, 8, {B, C}, {DA, 1}, FO, CO, {0}},
     {2, {5, 7}, DARRAY_INT16, 2, {B, C}, {DA, 3}, CO, CO, {0, 1}},
 };
 
@@ -144,7 +147,7 @@ static darray_file_t open_file(const char *path, const char *hints) {
 }
 
 static void dump_make(dump_t *t, const char *ref) {
-  bool all[NA] = {true, true, true, true, true};
+  bool all[NA] = {true, true, true, true, true, true};
   t->disp[0] = 0;
   for (int k = 0; k < NA; k++)
     t->disp[k + 1] = t->disp[k] + spec_bytes(&specs[k]);
@@ -225,7 +228,7 @@ static void dump_case(dump_t *t, const char *path, const char *hints,
 /* Whether every array moves alone under the hints (a forced strategy may
  * refuse some: then it refuses the merged access too). */
 static bool all_move(dump_t *t, const char *path, const char *hints) {
-  bool all[NA] = {true, true, true, true, true}, ok = true;
+  bool all[NA] = {true, true, true, true, true, true}, ok = true;
   file_write(t, path, all);
   darray_file_t f = open_file(path, hints);
   for (int k = 0; k < NA; k++)
@@ -255,8 +258,8 @@ int main(int argc, char **argv) {
       "darray_strategy=rows"};
   bool slow = getenv("DARRAY_TEST_VALGRIND") != NULL;
   size_t nh = slow ? 2 : sizeof hints / sizeof *hints;
-  static const int all[NA] = {0, 1, 2, 3, 4}, mid[3] = {1, 2, 3};
-  static const int back[NA] = {4, 3, 2, 1, 0};
+  static const int all[NA] = {0, 1, 2, 3, 4, 5}, mid[3] = {1, 2, 3};
+  static const int same[2] = {3, 4}, back[NA] = {5, 4, 3, 2, 1, 0};
   dump_t t;
   dump_make(&t, ref);
   for (size_t h = 0; h < nh; h++) {
@@ -267,8 +270,9 @@ int main(int argc, char **argv) {
       continue;
     }
     bool merges = strstr(hints[h], "=rows") == NULL;
-    dump_case(&t, path, hints[h], NA, all, merges, "five arrays");
+    dump_case(&t, path, hints[h], NA, all, merges, "six arrays");
     dump_case(&t, path, hints[h], 3, mid, merges, "arrays 1..3");
+    dump_case(&t, path, hints[h], 2, same, merges, "arrays 3..4");
   }
   dump_case(&t, path, "", NA, back, false, "reverse file order");
   dump_free(&t);
