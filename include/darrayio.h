@@ -1079,6 +1079,8 @@ DARRAY_API int darray_file_sync(darray_file_t f);
  *         record is malformed; nothing is deleted
  * \retval DARRAY_ENOMEM out of memory (in the process or the kernel)
  * \retval DARRAY_EIO another system error
+ * \retval DARRAY_EHINT (builds with fault injection only) the environment
+ *         variable DARRAYIO_FAULT is malformed; nothing is deleted
  */
 DARRAY_API int darray_file_delete(const char *path, MPI_Info info);
 

@@ -130,6 +130,9 @@ typedef struct io_sys {
   /* fallocate(fd, 0, off, len): blocks for [off, off + len), the file
    * grown to off + len if shorter; no byte changes */
   int (*reserve)(io_file_t *f, int64_t off, int64_t len);
+  /* unlink(path) (darray_file_delete, io_delete.c: f is a handle of no
+   * file, for the fault state alone) */
+  int (*unlink)(io_file_t *f, const char *path);
 } io_sys_t;
 
 DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
@@ -165,6 +168,7 @@ enum {
   DARRAY_IO_FOP_CLOSE,
   DARRAY_IO_FOP_MAP,     /* a window mapped (also a read or a write) */
   DARRAY_IO_FOP_RESERVE, /* fallocate */
+  DARRAY_IO_FOP_UNLINK,  /* darray_file_delete's unlink of a name */
   DARRAY_IO_FOP_READ,
   DARRAY_IO_FOP_WRITE,
   DARRAY_IO_FOP_ANY,

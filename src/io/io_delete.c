@@ -6,6 +6,12 @@
  * back end. A subfile descriptor (found as darray_file_open finds one,
  * io_subfiles_meta.c) takes its subfiles PATH.sub<j>of<S> with it, the
  * subfiles first; anything else is one unlink(2). Local: no MPI call.
+ *
+ * The unlinks go through the back end's system-call table, so that
+ * DARRAYIO_FAULT (op=unlink) can make any of them fail in a build with
+ * fault injection; the call has no communicator, so only rules for every
+ * rank (no rank=) apply, and the calls are counted from each call's
+ * start.
  */
 #include "io/io_subfiles.h"
 
@@ -16,19 +22,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* unlink(2), again when a signal interrupts it: 0 or an errno value. */
-static int unlink_errno(const char *path) {
+/* unlink(2) through f's table, again when a signal interrupts it: 0 or
+ * an errno value. */
+static int unlink_errno(io_file_t *f, const char *path) {
   int rc;
   do
-    rc = unlink(path);
+    rc = f->sys->unlink(f, path);
   while (rc != 0 && errno == EINTR);
   return rc == 0 ? 0 : errno;
 }
 
 /* A plain file (or anything that is no descriptor): one unlink; note
  * ends the message of a failure. */
-static int delete_plain(const char *path, const char *note, char *msg) {
-  int e = unlink_errno(path);
+static int delete_plain(io_file_t *f, const char *path, const char *note,
+                        char *msg) {
+  int e = unlink_errno(f, path);
   if (e == 0)
     return DARRAY_SUCCESS;
   char sp[DARRAY_PATH_SHOWN + 1];
@@ -47,12 +55,13 @@ typedef struct del_tally {
 } del_tally_t;
 
 /* Unlink every subfile of the set, whatever happens to one of them. */
-static void delete_subfiles(const char *path, const sub_layout_t *l,
-                            char *name, size_t n, del_tally_t *t) {
+static void delete_subfiles(io_file_t *f, const char *path,
+                            const sub_layout_t *l, char *name, size_t n,
+                            del_tally_t *t) {
   *t = (del_tally_t){.first_missing = -1, .failed = -1};
   for (int64_t j = 0; j < l->factor; j++) {
     darray__sub_name(path, j, l->factor, name, n);
-    int e = unlink_errno(name);
+    int e = unlink_errno(f, name);
     if (e == ENOENT && t->missing++ == 0)
       t->first_missing = j;
     else if (e != 0 && e != ENOENT && t->failed < 0) {
@@ -99,18 +108,19 @@ static int subfile_missing(const char *path, const sub_layout_t *l,
 
 /* A set: its subfiles, then (unless one of them could not be deleted)
  * its descriptor. */
-static int delete_set(const char *path, const sub_layout_t *l, char *msg) {
+static int delete_set(io_file_t *f, const char *path, const sub_layout_t *l,
+                      char *msg) {
   size_t n = strlen(path) + SUB_NAME_EXTRA;
   char *name = malloc(n);
   if (name == NULL)
     return darray__err(msg, DARRAY_ENOMEM, "out of memory for a subfile's "
                        "name");
   del_tally_t t;
-  delete_subfiles(path, l, name, n, &t);
+  delete_subfiles(f, path, l, name, n, &t);
   int rc = t.failed >= 0
                ? subfile_failed(path, l, &t, name, n, msg)
-               : delete_plain(path, " (a subfile descriptor; its subfiles "
-                              "are deleted)", msg);
+               : delete_plain(f, path, " (a subfile descriptor; its "
+                              "subfiles are deleted)", msg);
   if (rc == DARRAY_SUCCESS && t.missing > 0)
     rc = subfile_missing(path, l, &t, name, n, msg);
   free(name);
@@ -120,12 +130,21 @@ static int delete_set(const char *path, const sub_layout_t *l, char *msg) {
 int darray__io_delete(const char *path, char *msg) {
   sub_layout_t l;
   bool found = false;
-  int rc = darray__sub_look(path, &l, &found, msg, DARRAY_ERRMSG_LEN);
+  io_file_t f;
+  memset(&f, 0, sizeof f);
+  int rc = darray__io_fault_setup(&f, -1, msg, DARRAY_ERRMSG_LEN);
+  if (rc != DARRAY_SUCCESS)
+    return rc == DARRAY_ENOMEM ? darray__err(msg, rc, "out of memory")
+                               : rc; /* a malformed DARRAYIO_FAULT */
+  rc = darray__sub_look(path, &l, &found, msg, DARRAY_ERRMSG_LEN);
   if (rc != DARRAY_SUCCESS) { /* a malformed record: which set is it? */
     size_t k = strlen(msg);
     snprintf(msg + k, DARRAY_ERRMSG_LEN - k, "; nothing deleted (remove it "
              "and its subfiles by hand)");
-    return rc;
+  } else {
+    rc = found ? delete_set(&f, path, &l, msg)
+               : delete_plain(&f, path, "", msg);
   }
-  return found ? delete_set(path, &l, msg) : delete_plain(path, "", msg);
+  darray__io_fault_free(&f);
+  return rc;
 }

@@ -18,9 +18,11 @@
  * A rule is comma-separated key=value items (spaces around keys and values
  * are ignored); rules are separated by ';':
  *   op     open | read | write | lock | unlock | sync | close | any, or one
- *          call: pread | preadv | pwrite | pwritev | map | reserve
- *          (required; map is the mapped strategy's mapping of a window,
- *          which also counts as a read or a write; reserve its fallocate)
+ *          call: pread | preadv | pwrite | pwritev | map | reserve |
+ *          unlink (required; map is the mapped strategy's mapping of a
+ *          window, which also counts as a read or a write; reserve its
+ *          fallocate; unlink darray_file_delete's, of a plain file, a
+ *          subfile or a descriptor)
  *   index  the first call of that kind to fail, 1-based (default 1)
  *   count  how many consecutive calls fail (default 1)
  *   error  EIO | ENOSPC | EINTR | EACCES | EPERM | EROFS | EDQUOT | EFBIG |
@@ -78,7 +80,8 @@ struct io_fault {
 
 static const char *const op_names[DARRAY_IO_FOP_N] = {
     "open",  "pread", "preadv", "pwrite",  "pwritev", "lock", "unlock",
-    "sync",  "close", "map",    "reserve", "read",    "write", "any"};
+    "sync",  "close", "map",    "reserve", "unlink", "read",    "write",
+    "any"};
 
 static const struct {
   const char *name;
@@ -137,7 +140,8 @@ static bool is_transfer(int op) {
   return op != DARRAY_IO_FOP_OPEN && op != DARRAY_IO_FOP_LOCK &&
          op != DARRAY_IO_FOP_UNLOCK && op != DARRAY_IO_FOP_SYNC &&
          op != DARRAY_IO_FOP_CLOSE && op != DARRAY_IO_FOP_ANY &&
-         op != DARRAY_IO_FOP_MAP && op != DARRAY_IO_FOP_RESERVE;
+         op != DARRAY_IO_FOP_MAP && op != DARRAY_IO_FOP_RESERVE &&
+         op != DARRAY_IO_FOP_UNLINK;
 }
 
 /* One item "key=value" of a rule. */
@@ -400,10 +404,17 @@ static int fault_reserve(io_file_t *f, int64_t off, int64_t len) {
   return darray__io_sys_libc.reserve(f, off, len);
 }
 
+static int fault_unlink(io_file_t *f, const char *path) {
+  int e = fault_check(f, DARRAY_IO_FOP_UNLINK);
+  if (e > 0)
+    return fail_with(f, e);
+  return darray__io_sys_libc.unlink(f, path);
+}
+
 static const io_sys_t fault_sys = {
     fault_open,    fault_pread, fault_pwrite, fault_preadv,
     fault_pwritev, fault_fsync, fault_lock,   fault_close,
-    fault_map,     fault_reserve};
+    fault_map,     fault_reserve, fault_unlink};
 
 /* ---- set-up and queries -------------------------------------------------- */
 

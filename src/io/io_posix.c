@@ -104,10 +104,15 @@ static int sys_fcntl_lock(io_file_t *f, int cmd, struct flock *fl) {
 
 static int sys_close(io_file_t *f) { return close(f->fd); }
 
+static int sys_unlink(io_file_t *f, const char *path) {
+  (void)f;
+  return unlink(path);
+}
+
 const io_sys_t darray__io_sys_libc = {
     sys_open,       sys_pread, sys_pwrite,          sys_preadv,
     sys_pwritev,    sys_fsync, sys_fcntl_lock,      sys_close,
-    darray__io_sys_map, darray__io_sys_reserve};
+    darray__io_sys_map, darray__io_sys_reserve, sys_unlink};
 
 /* The table in use (libc's until open has set one). */
 static const io_sys_t *sys(const io_file_t *f) {

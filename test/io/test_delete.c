@@ -23,8 +23,14 @@
  * shorter than the record's first word (a plain file); a directory that
  * is not writable (DARRAY_EACCESS, nothing deleted; as root the call runs
  * with the effective user nobody); every process deleting one set at once
- * (each DARRAY_SUCCESS or DARRAY_ENOENT, nothing left). Run at 1 and 2
- * processes.
+ * (each DARRAY_SUCCESS or DARRAY_ENOENT, nothing left); with fault
+ * injection (DARRAYIO_FAULT, op=unlink: runs in CI, where the read-only
+ * directory case cannot), a set's second subfile failing with EACCES
+ * (DARRAY_EACCESS naming it, the other two subfiles deleted, the
+ * descriptor kept, a second call finishes the set), a plain file failing
+ * with EIO (DARRAY_EIO, still there), an interrupted unlink (EINTR:
+ * retried, deleted), and a malformed rule (DARRAY_EHINT, nothing
+ * deleted). Run at 1 and 2 processes.
  */
 #define _DEFAULT_SOURCE /* seteuid, truncate */
 #include "testutil.h"
@@ -306,6 +312,47 @@ static void no_permission(void) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* On the deleter: darray_file_delete(path) under the fault rule spec. */
+static int delete_faulty(const char *path, const char *spec) {
+  setenv("DARRAYIO_FAULT", spec, 1);
+  int rc = darray_file_delete(path, MPI_INFO_NULL);
+  unsetenv("DARRAYIO_FAULT");
+  return rc;
+}
+
+/* Injected unlink failures (the deleter alone: the call is local). */
+static void unlink_faults(void) {
+  if (!tu_fault_injection()) {
+    tu_skip_part("unlink faults", "no --enable-fault-injection");
+    return;
+  }
+  char p[600], name[700];
+  snprintf(p, sizeof p, "%s/faulty", dir);
+  write_file(p, 3);
+  if (me == deleter) {
+    TU_EQ_CODE(delete_faulty(p, "op=unlink,index=2,error=EACCES"),
+               DARRAY_EACCESS);
+    sub_name(name, sizeof name, p, 1, 3);
+    TU_CONTAINS(darray_errmsg(NULL), name);
+    TU_CONTAINS(darray_errmsg(NULL), "descriptor is kept");
+    TU_CHECK(exists(p) && exists(name));
+    TU_EQ_INT(count_set(p, 3), 2); /* the descriptor and subfile 1 */
+    TU_EQ_CODE(darray_file_delete(p, MPI_INFO_NULL), DARRAY_ENOENT);
+    TU_EQ_INT(count_set(p, 3), 0);
+    TU_EQ_INT(tu_write_file(p, "plain", 5), 0);
+    TU_EQ_CODE(delete_faulty(p, "op=unlink,error=EIO"), DARRAY_EIO);
+    TU_CONTAINS(darray_errmsg(NULL), p);
+    TU_CHECK(exists(p));
+    TU_EQ_CODE(delete_faulty(p, "op=unlink,error=bogus"), DARRAY_EHINT);
+    TU_CONTAINS(darray_errmsg(NULL), "DARRAYIO_FAULT");
+    TU_CHECK(exists(p));
+    TU_OK(delete_faulty(p, "op=unlink,count=3,error=EINTR"));
+    TU_CHECK(!exists(p));
+    dir_empty("unlink faults");
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Every process deletes the same set at once: each gets DARRAY_SUCCESS or
  * DARRAY_ENOENT, and nothing is left. */
 static void all_at_once(void) {
@@ -342,6 +389,7 @@ int main(int argc, char **argv) {
   corrupt_descriptor(90);
   corrupt_descriptor(-1);
   no_permission();
+  unlink_faults();
   all_at_once();
   if (me == 0)
     TU_EQ_INT(rmdir(dir), 0);
