@@ -578,6 +578,15 @@ void tu_arrays_write(const tu_arrays_t *l, const char *path,
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+void tu_arrays_local(darray_file_t f, darray_t a, int64_t *bytes, char **buf,
+                     char **back) {
+  *bytes = 0;
+  TU_OK(darray_local_bytes(a, bytes));
+  *buf = calloc(1, (size_t)*bytes + 8);
+  *back = calloc(1, (size_t)*bytes + 8);
+  TU_OK(darray_read(f, a, *buf));
+}
+
 void tu_arrays_check(const tu_arrays_t *l, const char *path,
                      const bool *want, const char *what) {
   MPI_Barrier(MPI_COMM_WORLD);

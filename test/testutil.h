@@ -180,6 +180,12 @@ void tu_arrays_write(const tu_arrays_t *l, const char *path,
 /* Collective: rank 0 compares path with them (counted checks); barriers. */
 void tu_arrays_check(const tu_arrays_t *l, const char *path,
                      const bool *want, const char *what);
+/* Collective: the local buffers of array a for the request tests: *bytes
+ * its local bytes, *buf read from f by a blocking darray_read (the
+ * reference the requests must reproduce), *back zeroed (for reads to
+ * compare); both calloc'ed with 8 spare bytes. */
+void tu_arrays_local(darray_file_t f, darray_t a, int64_t *bytes, char **buf,
+                     char **back);
 
 /* ---- data ------------------------------------------------------------- */
 

@@ -125,10 +125,7 @@ static void set_make(set_t *s, int which, const char *ref) {
   darray_file_t fr = open_file(ref, "");
   for (int k = 0; k <= KMAX; k++) {
     s->a[k] = make_array(which, k, k);
-    darray_local_bytes(s->a[k], &s->bytes[k]);
-    s->buf[k] = calloc(1, (size_t)s->bytes[k] + 8);
-    s->back[k] = calloc(1, (size_t)s->bytes[k] + 8);
-    TU_OK(darray_read(fr, s->a[k], s->buf[k]));
+    tu_arrays_local(fr, s->a[k], &s->bytes[k], &s->buf[k], &s->back[k]);
   }
   TU_OK(darray_file_close(&fr));
 }

@@ -155,10 +155,7 @@ static void dump_make(dump_t *t, const char *ref) {
   darray_file_t f = open_file(ref, "");
   for (int k = 0; k < NA; k++) {
     t->a[k] = make_array(&specs[k], t->disp[k]);
-    darray_local_bytes(t->a[k], &t->local[k]);
-    t->buf[k] = calloc(1, (size_t)t->local[k] + 8);
-    t->back[k] = calloc(1, (size_t)t->local[k] + 8);
-    TU_OK(darray_read(f, t->a[k], t->buf[k]));
+    tu_arrays_local(f, t->a[k], &t->local[k], &t->buf[k], &t->back[k]);
   }
   TU_OK(darray_file_close(&f));
 }
