@@ -158,8 +158,9 @@ DARRAY_HIDDEN void darray__layout_secit_run(layout_secit_t *it,
                                             const section_t *sec, int secno,
                                             layout_run_t *r);
 /* The odometer of cell sec at its first run that ends after file offset
- * off (it->done: none does); c holds off's coordinates
- * (darray__layout_file_coords). */
+ * off (it->done: none does); c holds off's coordinates in a
+ * (darray__layout_file_coords), which a cell of a merged access's array
+ * (a->parts) computes again in its own array. */
 DARRAY_HIDDEN void darray__layout_secit_at(layout_secit_t *it,
                                            const darray_desc_t *a,
                                            const section_t *sec, int64_t off,

@@ -10,15 +10,24 @@
  */
 #include "layout/layout.h"
 
+/* Cell sec's description, its odometer at its first run; NULL for an
+ * empty cell. */
+static const darray_desc_t *cell_first(const darray_desc_t *a,
+                                       const section_t *sec,
+                                       layout_secit_t *it) {
+  a = darray__cell_desc(a, sec);
+  darray__layout_secit_init(it, a, sec);
+  return it->done ? NULL : a;
+}
+
 int darray__layout_extent(const darray_desc_t *a, const section_t *sec,
                           int nsec, int64_t *lo, int64_t *hi) {
   *lo = *hi = 0;
   bool any = false;
   for (int s = 0; s < nsec; s++) {
-    const darray_desc_t *d = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, d, &sec[s]);
-    if (it.done)
+    const darray_desc_t *d = cell_first(a, &sec[s], &it);
+    if (d == NULL)
       continue;
     layout_run_t first, last;
     darray__layout_secit_run(&it, d, &sec[s], s, &first);
@@ -56,10 +65,9 @@ void darray__layout_count(const darray_desc_t *a, const section_t *sec,
                           int nsec, int64_t *nruns, int64_t *bytes) {
   *nruns = *bytes = 0;
   for (int s = 0; s < nsec; s++) {
-    const darray_desc_t *c = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, c, &sec[s]);
-    if (it.done)
+    const darray_desc_t *c = cell_first(a, &sec[s], &it);
+    if (c == NULL)
       continue;
     int64_t n = sec[s].set[c->perm[it.depth]].count, b = c->esize;
     for (int i = 0; i < it.depth; i++)
@@ -77,10 +85,9 @@ void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
   darray__layout_count(a, sec, nsec, &sum->nruns, &sum->bytes);
   darray__layout_extent(a, sec, nsec, &sum->lo, &sum->hi);
   for (int s = 0; s < nsec; s++) {
-    const darray_desc_t *d = darray__cell_desc(a, &sec[s]);
     layout_secit_t it;
-    darray__layout_secit_init(&it, d, &sec[s]);
-    if (it.done)
+    const darray_desc_t *d = cell_first(a, &sec[s], &it);
+    if (d == NULL)
       continue;
     const dist_set_t *set = &sec[s].set[d->perm[it.depth]];
     int64_t unit = d->fstride[d->perm[it.depth]];
@@ -99,15 +106,9 @@ void darray__layout_summary(const darray_desc_t *a, const section_t *sec,
 /* Bytes of one cell's runs before file offset x; c: x's coordinates. */
 static int64_t cell_bytes_before(const darray_desc_t *a, const section_t *sec,
                                  int64_t x, const int64_t c[]) {
-  int64_t cc[DARRAY_MAX_DIMS];
-  if (a->parts != NULL) { /* x's coordinates in the cell's array */
-    a = darray__cell_desc(a, sec);
-    darray__layout_file_coords(a, x, cc);
-    c = cc;
-  }
   layout_secit_t it;
-  darray__layout_secit_init(&it, a, sec);
-  if (it.done)
+  const darray_desc_t *m = a; /* the call's: secit_at takes c for it */
+  if ((a = cell_first(m, sec, &it)) == NULL)
     return 0; /* an empty cell */
   int dim = a->perm[it.depth];
   const dist_set_t *rs = &sec->set[dim];
@@ -115,7 +116,7 @@ static int64_t cell_bytes_before(const darray_desc_t *a, const section_t *sec,
   int64_t rows = 1;
   for (int i = 0; i < it.depth; i++)
     rows *= darray__dist_set_size(&sec->set[a->perm[i]]);
-  darray__layout_secit_at(&it, a, sec, x, c);
+  darray__layout_secit_at(&it, m, sec, x, c);
   if (it.done)
     return rows * rowbytes; /* every run lies before x */
   int64_t before = 0; /* whole rows before the position, mixed radix */

@@ -274,7 +274,13 @@ static void secit_seek(layout_secit_t *it, const darray_desc_t *a,
 void darray__layout_secit_at(layout_secit_t *it, const darray_desc_t *a,
                              const section_t *sec, int64_t off,
                              const int64_t c[]) {
-  a = darray__cell_desc(a, sec);
+  int64_t cc[DARRAY_MAX_DIMS];
+  if (a->parts != NULL) { /* c is for the merged call: the cell's array
+                             has coordinates of its own */
+    a = darray__cell_desc(a, sec);
+    darray__layout_file_coords(a, off, cc);
+    c = cc;
+  }
   int64_t rel = off - a->disp;
   int64_t total = a->fstride[a->perm[0]] * a->gsizes[a->perm[0]];
   darray__layout_secit_init(it, a, sec);
@@ -297,9 +303,6 @@ void darray__layout_seek(layout_iter_t *it, int64_t off) {
   int64_t c[DARRAY_MAX_DIMS];
   darray__layout_file_coords(it->a, off, c);
   for (int s = 0; s < it->nsec; s++) {
-    if (it->a->parts != NULL) /* each cell's coordinates in its array */
-      darray__layout_file_coords(darray__cell_desc(it->a, &it->sec[s]), off,
-                                 c);
     darray__layout_secit_at(&it->it[s], it->a, &it->sec[s], off, c);
     refill(it, s);
   }
@@ -334,15 +337,11 @@ static int64_t copy_cell_window(const darray_desc_t *a,
                                 int64_t hi, const int64_t c[], char *user,
                                 char *win, bool to_win) {
   layout_secit_t it;
-  int64_t n = 0, cc[DARRAY_MAX_DIMS];
-  if (a->parts != NULL) { /* lo's coordinates in the cell's array */
-    a = darray__cell_desc(a, sec);
-    darray__layout_file_coords(a, lo, cc);
-    c = cc;
-  }
+  int64_t n = 0;
   darray__layout_secit_at(&it, a, sec, lo, c);
   if (it.done)
     return 0;
+  a = darray__cell_desc(a, sec);
   int dim = a->perm[it.depth];
   const dist_set_t *rs = &sec->set[dim];
   int64_t fstep = rs->stride * a->fstride[dim];
