@@ -53,7 +53,7 @@ nrows=$(grep -c '^| DARRAY_' "$page")
 [ "$nrows" -eq "$ncodes" ] ||
   bad "doc/errors.md has $nrows rows for the header's $ncodes codes"
 
-for p in readme porting sieving planner advisor formats reliability bench \
+for p in readme porting fortran sieving planner advisor formats reliability bench \
          bench_results errors; do
   [ -f "$html/$p.html" ] || bad "no page $p.html"
   grep -q "href=\"$p.html" "$html/index.html" ||

@@ -4,6 +4,10 @@
 #
 # man.sh - the hand-written manual pages (doc/man) keep up with the code:
 #  - darrayio.3 names every function include/darrayio.h marks DARRAY_API;
+#  - darrayio-fortran.3 and doc/fortran.md name every public procedure of
+#    the Fortran module (fortran/darrayio.F90);
+#  - the pages name the guides where they are installed (@docdir@), never
+#    in the sources;
 #  - each tool's page, darray-TOOL.1, names every option its usage text
 #    (the usage() of tools/darray-TOOL.c) lists, and no other;
 #  - groff, when installed, formats each page without a warning.
@@ -33,6 +37,42 @@ if [ -n "$missing" ]; then
   echo "$missing"
   fail=1
 fi
+
+# The Fortran module: every public procedure (the "public ::" statements
+# under its "public procedures" line) is named in darrayio-fortran(3) and
+# in the guide doc/fortran.md, which gives its C counterpart.
+sed -n '/! ---- public procedures/,/^ *$/p' "$src/fortran/darrayio.F90" |
+  grep -o 'darray_[a-z_0-9]*' | sort -u >"$tmp/fdeclared"
+nf=$(wc -l <"$tmp/fdeclared")
+if [ "$nf" -lt 40 ]; then
+  echo "FAIL: only $nf public procedures found in fortran/darrayio.F90"
+  fail=1
+fi
+for doc in "$man/darrayio-fortran.3" "$src/doc/fortran.md"; do
+  grep -o 'darray_[a-z_0-9]*' "$doc" | sort -u >"$tmp/fnamed"
+  missing=$(comm -23 "$tmp/fdeclared" "$tmp/fnamed")
+  if [ -n "$missing" ]; then
+    echo "FAIL: public in fortran/darrayio.F90 but not in $doc:"
+    echo "$missing"
+    fail=1
+  fi
+done
+
+# The pages name installed files through @docdir@ and @htmldir@ (make
+# writes the directories in); no other placeholder, and no path into the
+# sources, which an installed user does not have.
+for page in "$man"/*.[0-9]; do
+  other=$(grep -o '@[A-Za-z_]*@' "$page" | grep -v '^@docdir@$' |
+    grep -v '^@htmldir@$' | sort -u)
+  if [ -n "$other" ]; then
+    echo "FAIL: $page has placeholders make does not replace: $other"
+    fail=1
+  fi
+  if grep -n 'in the darrayio sources' "$page"; then
+    echo "FAIL: $page points into the sources"
+    fail=1
+  fi
+done
 
 # Options: "--name" in the C source's usage(), "\-\-name" in roff.
 for tool in darray-advise darray-inspect darray-calibrate darray-plan \
@@ -65,5 +105,5 @@ if command -v groff >/dev/null 2>&1; then
   done
 fi
 
-[ "$fail" -eq 0 ] && echo "PASS: $n functions in darrayio(3), the tools' options in their pages"
+[ "$fail" -eq 0 ] && echo "PASS: $n functions in darrayio(3), $nf Fortran procedures in darrayio-fortran(3) and doc/fortran.md, the tools' options in their pages"
 exit $fail

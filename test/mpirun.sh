@@ -49,6 +49,7 @@ case $name in
   test_large) nps="1 2" ;; # its 4 GiB part (check-long) runs at 2
   test_concurrent) nps="2 3 4" ;; # two or three groups writing at once
   test_groups) nps="1 2 3 4" ;; # P = 3: groups of two and one
+  test_groups_waits) nps="1 2 4" ;; # 4 on 2 cores: the case
   test_mapped) nps="1 2 3 4" ;; # every page holds every process's bytes
   test_direct) nps="1 2 3 4" ;; # one run of whole pages at 1, slices at 2-4
   test_static) nps="1 2 3 4" ;; # P = 3: groups of one and two (cb_nodes=2)

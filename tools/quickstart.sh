@@ -29,9 +29,11 @@
 #                                 (INSTALL_BUILD_DIR overrides it) with
 #                                 --prefix=_build-install/prefix, `make
 #                                 install` there, then `make installcheck`:
-#                                 the installed tools, man pages, and a
-#                                 CMake and a pkg-config project built and
-#                                 run against the prefix (test/install)
+#                                 the installed tools, man pages, guides
+#                                 and site (--enable-doxygen), and a CMake
+#                                 and a pkg-config project built and run
+#                                 against the prefix and against a copy of
+#                                 it elsewhere (test/install)
 #
 # All install missing Debian packages first (apt-get, through sudo when not
 # root), then run autoreconf -fi and configure in the out-of-tree build
@@ -65,8 +67,9 @@ usage: tools/quickstart.sh demo|test|long|valgrind|sanitize|fuzz|openmpi|dist|in
             passes make check on its own), and check that the tarball
             holds every file the README and the header cite
   installcheck  build with --prefix=_build-install/prefix, make install,
-            then make installcheck: the installed tools and man pages, and
-            a CMake and a pkg-config project built and run against it
+            then make installcheck: the installed tools, man pages, guides
+            and site, and a CMake and a pkg-config project built and run
+            against it and against a copy of it moved elsewhere
 EOF
 }
 
@@ -296,7 +299,8 @@ cmd_dist() {
 cmd_installcheck() {
   build=${INSTALL_BUILD_DIR:-$here/_build-install}
   local prefix=$build/prefix
-  if ! (ensure_packages && build_tree --enable-werror --prefix="$prefix" "$@"); then
+  if ! (ensure_packages &&
+        build_tree --enable-werror --enable-doxygen --prefix="$prefix" "$@"); then
     echo "set-up or build failed; nothing was installed"
     echo "0 passed, 1 failed"
     return 1

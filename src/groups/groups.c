@@ -10,8 +10,8 @@
  * MPI_Comm_split_type, or cb_group_size consecutive ranks, so that one
  * node can stand in for many), the first rank of each is its writer, and
  * each writer moves its group's bytes, chunk after chunk in file order,
- * with no exchange between groups. Within a group the bytes meet in an
- * MPI-3 shared window that the writer holds (groups_comm.c): in each
+ * with no exchange between groups. Within a group the bytes meet in a
+ * shared memory segment that the writer makes (groups_comm.c): in each
  * cycle every member copies its own pieces of the chunk straight to their
  * place in the chunk's image (each byte is copied once, by its owner: the
  * copying is spread over the group), one synchronization of the group
@@ -21,7 +21,7 @@
  * the writer reads the chunk's stretches into the image, the members copy
  * their pieces out.
  *
- * The window is two halves, used by turns: members fill chunk c + 1
+ * The segment is two halves, used by turns: members fill chunk c + 1
  * while the writer writes chunk c (or on reads, copy out chunk c while
  * the writer reads chunk c + 1). No offset or length is exchanged: a
  * member's pieces are its runs (layout iterators, from the distribution),
@@ -37,6 +37,7 @@
 #include "agree.h"
 #include "file.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -179,18 +180,19 @@ static void gr_finish(xfer_t *x) {
 /* ---- 2. the cycles ------------------------------------------------------ */
 
 /* One synchronization of the group: what this process wrote into the
- * window becomes visible to the others, and theirs to it (MPI_Win_sync
- * on both sides of the barrier). Taken even after a failure. */
+ * segment becomes visible to the others, and theirs to it (a full fence
+ * on both sides of the barrier, waited for politely). Taken even after a
+ * failure. */
 static void group_sync(gr_t *t) {
   MPI_Request req;
-  MPI_Win_sync(t->c->win);
+  atomic_thread_fence(memory_order_seq_cst);
   darray__coll();
   int64_t t0 = darray__now_ns();
   if (MPI_Ibarrier(t->c->comm, &req) != MPI_SUCCESS ||
       darray__wait(&req) != DARRAY_SUCCESS)
     fail(t, DARRAY_EMPI);
   t->x->stats.exchange_ns += darray__now_ns() - t0;
-  MPI_Win_sync(t->c->win);
+  atomic_thread_fence(memory_order_seq_cst);
 }
 
 /* The list gathered so far to or from the image: one call. */
@@ -288,7 +290,7 @@ static int gr_run(xfer_t *x) {
   int rc = darray__groups_cache(x->f, &t->c);
   if (rc != DARRAY_SUCCESS)
     return darray__err(x->msg, rc, "darray_strategy=groups: the group "
-                       "communicators or their shared window could not be "
+                       "communicators or their shared segment could not be "
                        "made");
   gr_cache_t *c = t->c;
   int64_t hi;

@@ -3,7 +3,7 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * groups.h - state shared by the files of the writer-group strategy: the
- * sizing (groups_size.c), the group communicators and shared windows
+ * sizing (groups_size.c), the group communicators and shared segments
  * kept on the file (groups_comm.c), the entry and its cycles (groups.c)
  * and the count on paper (groups_tally.c).
  */
@@ -16,18 +16,19 @@
  * A file's writer groups, made by its first groups call and kept until it
  * closes: the group communicator, the ranks (in the file's communicator)
  * of its members in group order (the first is the writer), and the shared
- * window, two halves of `half` bytes held by the writer (members hold
- * none), locked once for the window's life (MPI_Win_lock_all).
+ * segment, two halves of `half` bytes made by the writer and mapped by
+ * every member (groups_comm.c).
  */
 typedef struct gr_cache {
   MPI_Comm comm;
   bool own_comm; /* comm is a split of the file's (else the file's own) */
-  MPI_Win win;
+  void *map;       /* the segment as mapped here (NULL: none) */
+  int64_t map_len; /* ... its bytes: a page, then the halves */
   int g, me;   /* members, my place among them */
   int *ranks;  /* g ranks of the file's communicator */
   char *base;  /* the writer's memory, as this process sees it */
   int64_t half; /* bytes of one half */
-  int64_t next; /* cycles run so far on this window: cycle c of a call
+  int64_t next; /* cycles run so far on this segment: cycle c of a call
                    uses half (next + c) % 2, so a call's first half is
                    never the one a previous call's last cycle may still
                    be reading or writing */
@@ -35,7 +36,7 @@ typedef struct gr_cache {
 
 /* The file's groups, made collectively on f->comm the first time (every
  * process of the file calls it in the same call); DARRAY_EMPI everywhere
- * when a split or the window fails anywhere. */
+ * when a split or the segment fails anywhere. */
 DARRAY_HIDDEN int darray__groups_cache(struct darray_file_s *f,
                                        gr_cache_t **out);
 /* Free the file's groups (collective; at close). */
@@ -49,7 +50,7 @@ DARRAY_HIDDEN void darray__groups_close(struct darray_file_s *f);
  */
 typedef struct gr_plan {
   int s;          /* ranks per group; 0: by node */
-  int64_t half;   /* bytes of one half of the window */
+  int64_t half;   /* bytes of one half of the segment */
   int64_t C;      /* bytes of file per chunk, whole elements */
   int refuse;     /* DARRAY_SUCCESS, or what a forced call returns */
   char why[160];  /* ... and why, in words */
@@ -58,7 +59,7 @@ typedef struct gr_plan {
 DARRAY_HIDDEN void darray__groups_plan(const struct darray_file_s *f,
                                        const access_t *acc,
                                        const darray_desc_t *d, gr_plan_t *p);
-/* The window's half for cb_buffer_size (whole bytes). */
+/* The segment's half for cb_buffer_size (whole bytes). */
 DARRAY_HIDDEN int64_t darray__groups_half(const darray_hints_t *h);
 /* The extent [*lo, *hi) of the members ranks[0..g) and their chunks:
  * ceil((hi - lo) / C), 0 when they access nothing. */

@@ -3,38 +3,51 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * groups_comm.c - a file's writer groups: the group communicator and the
- * shared window, made once by the file's first groups call and kept on
+ * shared segment, made once by the file's first groups call and kept on
  * the file until it closes.
  *
- * A split and a window allocation are collective and cost several
- * rounds (rows_comm.c measured a split at 27 ms per call at np=2), and
- * the groups depend only on the file (its communicator, cb_group_size and
- * cb_buffer_size never change while it is open): one pair serves every
- * later call. The calls of a file run in the same order on every process
- * and one at a time (src/async), so every process makes the pair in the
- * same call.
+ * A split and a segment cost collectives (rows_comm.c measured a split
+ * at 27 ms per call at np=2), and the groups depend only on the file (its
+ * communicator, cb_group_size and cb_buffer_size never change while it is
+ * open): one pair serves every later call. The calls of a file run in the
+ * same order on every process and one at a time (src/async), so every
+ * process makes the pair in the same call.
  *
- * The window: the writer's 2 x half bytes (members allocate none; they
- * find the writer's memory with MPI_Win_shared_query), locked once for
- * the window's life (MPI_Win_lock_all, no check): each cycle then
- * synchronizes the memory with MPI_Win_sync around a barrier of the group
- * (groups.c), the unified memory model's way.
+ * The segment: the writer's 2 x half bytes of POSIX shared memory
+ * (shm_open under a name of its own, O_EXCL, its size reserved with
+ * posix_fallocate so that a full /dev/shm is a code and not a SIGBUS),
+ * after a page that holds a key; the writer sends the name and the key to
+ * the members (one nonblocking broadcast), each maps the segment and
+ * checks the key (a member on another node would open nothing, or another
+ * segment of the same name), every process of the file agrees, and the
+ * writer unlinks the name: nothing outlives the processes. It was an MPI-3
+ * window (MPI_Win_allocate_shared) until issue 38: MPICH 4.0 (ch4:ucx)
+ * spent 125 ms making one at 2 processes on 2 cores and 175-340 ms at 4
+ * (its waits inside poll busily), on every file that groups touched, and
+ * 50 ms freeing it; the segment costs two collectives, both waited for
+ * politely (wait.c), and closing it none. Each cycle synchronizes the
+ * memory with a fence on each side of a barrier of the group (groups.c).
  */
 #include "groups/groups.h"
 
 #include "agree.h"
 #include "file.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* The page before the halves: the key, and the halves page-aligned. */
+#define GR_HEAD 4096
 
 static void cache_free(gr_cache_t *c) {
   if (c == NULL)
     return;
-  if (c->win != MPI_WIN_NULL) {
-    MPI_Win_unlock_all(c->win);
-    darray__coll(); /* collective: the window's free */
-    MPI_Win_free(&c->win);
-  }
+  if (c->map != NULL)
+    munmap(c->map, (size_t)c->map_len);
   if (c->comm != MPI_COMM_NULL && c->own_comm) {
     darray__coll();
     MPI_Comm_free(&c->comm);
@@ -63,14 +76,17 @@ static int split(darray_file_s_t *f, MPI_Comm *comm, bool *own) {
   return MPI_Comm_split(f->comm, (int)(f->rank / s), f->rank, comm);
 }
 
-/* Whether every process of the file says ok (one allreduce; a failed
- * allreduce is a no). */
+/* Whether every process of the file says ok (one allreduce, waited for
+ * politely; a failed allreduce is a no). */
 static bool all_ok(darray_file_s_t *f, bool ok) {
-  int v = ok, all = 0;
+  int v = ok;
+  MPI_Request req;
   darray__coll();
-  if (MPI_Allreduce(&v, &all, 1, MPI_INT, MPI_MIN, f->comm) != MPI_SUCCESS)
+  if (MPI_Iallreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, f->comm,
+                     &req) != MPI_SUCCESS ||
+      darray__wait(&req) != DARRAY_SUCCESS)
     return false;
-  return all != 0;
+  return v != 0;
 }
 
 /* The members' ranks in the file's communicator, in group order. */
@@ -96,22 +112,63 @@ static bool member_ranks(darray_file_s_t *f, gr_cache_t *c) {
   return ok;
 }
 
-/* The window on a made communicator: the writer's memory, seen here. */
-static bool window(gr_cache_t *c) {
-  MPI_Aint size = c->me == 0 ? (MPI_Aint)(2 * c->half) : 0, qsize;
-  int unit;
-  void *mem = NULL;
-  darray__coll();
-  if (MPI_Win_allocate_shared(size, 1, MPI_INFO_NULL, c->comm, &mem,
-                              &c->win) != MPI_SUCCESS) {
-    c->win = MPI_WIN_NULL;
+/* What the writer sends its members: whether it made the segment, its
+ * name and its key. */
+typedef struct gr_seg {
+  int ok;
+  uint64_t key;
+  char name[64];
+} gr_seg_t;
+
+/* Map the named segment of len bytes (the writer creates it), and check
+ * its key (the writer writes it). */
+static bool seg_map(gr_cache_t *c, const gr_seg_t *s, bool create,
+                    bool *made) {
+  int fd = create ? shm_open(s->name, O_RDWR | O_CREAT | O_EXCL, 0600)
+                  : shm_open(s->name, O_RDWR, 0);
+  if (fd < 0)
     return false;
+  *made = create;
+  bool ok = !create || posix_fallocate(fd, 0, (off_t)c->map_len) == 0;
+  void *m = ok ? mmap(NULL, (size_t)c->map_len, PROT_READ | PROT_WRITE,
+                      MAP_SHARED, fd, 0)
+               : MAP_FAILED;
+  close(fd);
+  if (m == MAP_FAILED)
+    return false;
+  c->map = m;
+  if (create)
+    memcpy(m, &s->key, sizeof s->key);
+  return memcmp(m, &s->key, sizeof s->key) == 0;
+}
+
+/* The segment on a made communicator, the writer's memory seen here: the
+ * name and key go out in one broadcast; every process of the file agrees
+ * that it mapped it before the writer unlinks the name. */
+static bool segment(darray_file_s_t *f, gr_cache_t *c) {
+  gr_seg_t s = {0};
+  bool made = false;
+  c->map_len = GR_HEAD + 2 * c->half;
+  if (c->me == 0) {
+    s.key = darray__hash((uint64_t)darray__now_ns(), &c, sizeof c) |
+            1; /* never 0: a segment of zeros is not ours */
+    snprintf(s.name, sizeof s.name, "/darrayio-groups-%ld-%016llx",
+             (long)getpid(), (unsigned long long)s.key);
+    s.ok = seg_map(c, &s, true, &made);
   }
-  if (MPI_Win_shared_query(c->win, 0, &qsize, &unit, &mem) != MPI_SUCCESS ||
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, c->win) != MPI_SUCCESS)
-    return false; /* unlock_all of an unlocked window fails: harmless */
-  c->base = mem;
-  return (int64_t)qsize >= 2 * c->half;
+  MPI_Request req;
+  darray__coll();
+  bool ok = MPI_Ibcast(&s, (int)sizeof s, MPI_BYTE, 0, c->comm, &req) ==
+                MPI_SUCCESS &&
+            darray__wait(&req) == DARRAY_SUCCESS && s.ok;
+  if (ok && c->me != 0)
+    ok = seg_map(c, &s, false, &made);
+  ok = all_ok(f, ok);
+  if (c->me == 0 && made)
+    shm_unlink(s.name);
+  if (ok)
+    c->base = (char *)c->map + GR_HEAD;
+  return ok;
 }
 
 int darray__groups_cache(darray_file_s_t *f, gr_cache_t **out) {
@@ -123,7 +180,6 @@ int darray__groups_cache(darray_file_s_t *f, gr_cache_t **out) {
   bool ok = c != NULL;
   if (c != NULL) {
     c->comm = MPI_COMM_NULL;
-    c->win = MPI_WIN_NULL;
     c->half = darray__groups_half(&f->hints);
   }
   MPI_Comm comm = MPI_COMM_NULL;
@@ -136,9 +192,9 @@ int darray__groups_cache(darray_file_s_t *f, gr_cache_t **out) {
     darray__coll(), MPI_Comm_free(&comm);
   ok = ok && MPI_Comm_size(c->comm, &c->g) == MPI_SUCCESS &&
        MPI_Comm_rank(c->comm, &c->me) == MPI_SUCCESS && member_ranks(f, c);
-  /* a window only on groups whose every member has its communicator;
-   * then one more agreement, on the windows */
-  if (!all_ok(f, ok) || !all_ok(f, window(c))) {
+  /* a segment only on groups whose every member has its communicator;
+   * the segment's own agreement follows */
+  if (!all_ok(f, ok) || !segment(f, c)) {
     cache_free(c);
     return DARRAY_EMPI;
   }

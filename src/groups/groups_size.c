@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Two halves in cb_buffer_size: the window is the writer's temporary
+/* Two halves in cb_buffer_size: the segment is the writer's temporary
  * memory, and the only one the strategy has. */
 int64_t darray__groups_half(const darray_hints_t *h) {
   return h->cb_buffer_size / 2;
@@ -42,7 +42,7 @@ void darray__groups_plan(const darray_file_s_t *f, const access_t *acc,
     p->refuse = DARRAY_ELIMIT;
     snprintf(p->why, sizeof p->why,
              "cb_buffer_size = %lld bytes holds no two %lld-byte elements "
-             "(the shared window's two halves)",
+             "(the shared segment's two halves)",
              (long long)h->cb_buffer_size, (long long)es);
   }
 }

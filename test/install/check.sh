@@ -10,8 +10,14 @@
 #     darray-plan and darray-subfile in bindir answer --help
 #     and --version (the release) with status 0;
 #   - the manual pages: darray-advise(1), darray-inspect(1),
-#     darray-calibrate(1), darray-plan(1), darray-subfile(1), darrayio(3)
-#     are installed where man finds them;
+#     darray-calibrate(1), darray-plan(1), darray-subfile(1), darrayio(3),
+#     darrayio-fortran(3) are installed where man finds them, and every
+#     file of the prefix they name exists (the guides, the site);
+#   - the documentation: the README, license, changes and authors in
+#     docdir, the guides in docdir/doc, the benchmark's pages in
+#     docdir/bench, every relative link between them leads to an installed
+#     file; the HTML site in htmldir/html when DARRAY_SITE=1 (configured
+#     with --enable-doxygen), with a page per guide;
 #   - pkg-config: test/install/make/Makefile builds main.c with the MPI C
 #     wrapper and `pkg-config darrayio', and it runs at 1 and 2 processes
 #     (the header's version is the library's; bytes written and read back,
@@ -24,12 +30,17 @@
 #     and links darrayio::darrayio (and, when the Fortran module is
 #     installed, main_f.f90 with darrayio::darrayiof); they run at 1 and 2
 #     processes. Without MPI_C_COMPILER, the package picks the MPI C
-#     wrapper darrayio was built with.
+#     wrapper darrayio was built with;
+#   - the prefix moved: a copy of it elsewhere serves the pkg-config and
+#     the CMake projects alike (their files find the prefix from their own
+#     directory), which build and run against the copy, and nothing in
+#     their flags, caches or programs names the original prefix.
 # Each check prints "ok:" or "FAIL:"; the last line is
 # "N passed, N failed[, N skipped]"; the exit status is 1 if one failed.
 #
 # Environment (the Makefile sets it): DARRAY_PREFIX, DARRAY_BINDIR,
-# DARRAY_LIBDIR, DARRAY_INCLUDEDIR, DARRAY_MANDIR, DARRAY_VERSION,
+# DARRAY_LIBDIR, DARRAY_INCLUDEDIR, DARRAY_MANDIR, DARRAY_DOCDIR,
+# DARRAY_HTMLDIR, DARRAY_SITE (1: the site must be installed), DARRAY_VERSION,
 # DARRAY_CC (the MPI C wrapper), DARRAY_FC (the MPI Fortran wrapper, empty
 # when the Fortran module was not built), DARRAY_MPIEXEC (the launcher),
 # DARRAY_SRCDIR; DARRAY_REQUIRE_CMAKE=1 makes a missing cmake a failure
@@ -43,6 +54,9 @@ bindir=${DARRAY_BINDIR:-$prefix/bin}
 libdir=${DARRAY_LIBDIR:-$prefix/lib}
 includedir=${DARRAY_INCLUDEDIR:-$prefix/include}
 mandir=${DARRAY_MANDIR:-$prefix/share/man}
+docdir=${DARRAY_DOCDIR:-$prefix/share/doc/darrayio}
+htmldir=${DARRAY_HTMLDIR:-$docdir}
+site=${DARRAY_SITE:-0}
 version=${DARRAY_VERSION:-$(sh "$src/tools/version.sh")}
 cc=${DARRAY_CC:-mpicc}
 fc=${DARRAY_FC:-}
@@ -101,7 +115,8 @@ done
 
 # --- the manual pages --------------------------------------------------------
 for page in man1/darray-advise.1 man1/darray-inspect.1 man1/darray-calibrate.1 \
-  man1/darray-plan.1 man1/darray-subfile.1 man3/darrayio.3; do
+  man1/darray-plan.1 man1/darray-subfile.1 man3/darrayio.3 \
+  man3/darrayio-fortran.3; do
   name=$(basename "$page")
   name=${name%.*}
   : >"$log"
@@ -117,6 +132,61 @@ for page in man1/darray-advise.1 man1/darray-inspect.1 man1/darray-calibrate.1 \
     ok "$mandir/$page is installed (no man to look it up)"
   fi
 done
+
+# Every file of the prefix a page names exists; the site's only when it
+# was to be installed (the pages say so).
+for page in "$mandir"/man1/darray-*.1 "$mandir"/man3/darrayio*.3; do
+  [ -f "$page" ] || continue
+  named=$(grep -o "$prefix/[^ ,;)\"]*" "$page" | sed 's/\\-/-/g' | sort -u)
+  if [ -z "$named" ]; then
+    : >"$log"
+    bad "$(basename "$page") names no installed file"
+    continue
+  fi
+  for path in $named; do
+    : >"$log"
+    if [ -e "$path" ]; then
+      ok "$(basename "$page") names $path, installed"
+    elif [ "$site" != 1 ] && [ "$path" = "$htmldir/html/index.html" ]; then
+      echo "skip: $(basename "$page") names the site, not built here"
+      skip=$((skip + 1))
+    else
+      bad "$(basename "$page") names $path, which is not installed"
+    fi
+  done
+done
+
+# --- the documentation -----------------------------------------------------
+for doc in README.md LICENSE NEWS AUTHORS doc/porting.md doc/fortran.md \
+  doc/sieving.md doc/planner.md doc/scaling.md doc/advisor.md doc/formats.md \
+  doc/reliability.md doc/subfiles.md bench/README.md bench/RESULTS.md; do
+  : >"$log"
+  if [ -s "$docdir/$doc" ]; then ok "$docdir/$doc is installed"
+  else bad "$docdir/$doc is not installed"; fi
+done
+# Relative links between the installed pages ([text](path.md#anchor)).
+: >"$log"
+for md in "$docdir"/*.md "$docdir"/doc/*.md "$docdir"/bench/*.md; do
+  [ -f "$md" ] || continue
+  grep -o '](\([^)#:]*\)\(#[^)]*\)\{0,1\})' "$md" |
+    sed 's/^](\([^)#]*\).*/\1/' | sort -u | while read -r target; do
+      case $target in /* | "") continue ;; esac
+      [ -e "$(dirname "$md")/$target" ] ||
+        echo "${md#"$docdir"/} links to $target, not installed"
+    done
+done >"$log"
+if [ -s "$log" ]; then bad "links between the installed guides"
+else ok "every relative link between the installed guides leads to a file"; fi
+if [ "$site" = 1 ]; then
+  for p in index readme porting fortran planner errors; do
+    : >"$log"
+    if [ -f "$htmldir/html/$p.html" ]; then ok "the site has $p.html"
+    else bad "$htmldir/html/$p.html is not installed"; fi
+  done
+else
+  echo "skip: the site (configured without --enable-doxygen)"
+  skip=$((skip + 1))
+fi
 
 # --- pkg-config and make ---------------------------------------------------
 mk="$src/test/install/make/Makefile"
@@ -201,6 +271,71 @@ elif [ "${DARRAY_REQUIRE_CMAKE:-0}" = 1 ]; then
 else
   echo "skip: no cmake: the CMake project is not tried"
   skip=$((skip + 1))
+fi
+
+# --- the prefix moved -------------------------------------------------------
+# A copy of the prefix under another name, the original left in place: the
+# projects are pointed at the copy only, and must not reach the original.
+case $libdir in
+  "$prefix"/*) rel_lib=${libdir#"$prefix"/} ;;
+  *) rel_lib= ;;
+esac
+moved=$tmp/moved/darrayio
+case $moved in "$prefix"/*) rel_lib= ;; esac
+# names_original FILES...: whether one of FILES names the original prefix.
+names_original() {
+  grep -l -F "$prefix/" "$@" 2>/dev/null | grep -q .
+}
+if [ -z "$rel_lib" ]; then
+  echo "skip: libdir $libdir is not under the prefix: the package does not move"
+  skip=$((skip + 1))
+elif ! mkdir -p "$tmp/moved" || ! cp -a "$prefix" "$moved"; then
+  : >"$log"
+  bad "copying $prefix to $moved"
+else
+  mlib=$moved/$rel_lib
+  echo "==> the prefix copied to $moved"
+  flags=$(PKG_CONFIG_PATH=$mlib/pkgconfig pkg-config --cflags --libs darrayio 2>"$log")
+  case $flags in
+    *"$prefix/"*) bad "pkg-config of the copy names the original: $flags" ;;
+    *"$moved"/*) ok "pkg-config of the copy names the copy: $flags" ;;
+    *) bad "pkg-config of the copy: '$flags'" ;;
+  esac
+  mkdir -p "$tmp/moved-make"
+  if try "make with pkg-config against the copy" env \
+       PKG_CONFIG_PATH="$mlib/pkgconfig" \
+       make -C "$tmp/moved-make" -f "$mk" CC="$cc"; then
+    runs "the pkg-config program of the copy" "$tmp/moved-make/install_check"
+    # The run path is the copy's (the library found there at run time).
+    lib=$(ldd "$tmp/moved-make/install_check" 2>/dev/null |
+      sed -n 's/^.*libdarrayio\.so[^ ]* => \([^ ]*\).*/\1/p')
+    : >"$log"
+    case $lib in
+      "$moved"/*) ok "the pkg-config program loads $lib" ;;
+      *) bad "the pkg-config program loads '$lib', not the copy's" ;;
+    esac
+  fi
+  if command -v cmake >/dev/null 2>&1; then
+    if try "cmake finds darrayio in the copy" cmake \
+         -S "$src/test/install/cmake" -B "$tmp/moved-cmake" \
+         -DCMAKE_PREFIX_PATH="$moved" -DMPI_C_COMPILER="$cc" &&
+       try "cmake --build against the copy" \
+         cmake --build "$tmp/moved-cmake" --verbose; then
+      runs "the CMake program of the copy" "$tmp/moved-cmake/install_check"
+      : >"$log"
+      if names_original "$tmp/moved-cmake/CMakeCache.txt" \
+           $(find "$tmp/moved-cmake/CMakeFiles" -name '*.make' -o \
+             -name link.txt); then
+        grep -r -n -F "$prefix/" "$tmp/moved-cmake/CMakeCache.txt" \
+          "$tmp/moved-cmake/CMakeFiles" >"$log" 2>/dev/null
+        bad "the CMake project of the copy names the original prefix"
+      elif grep -q -F "$moved/" "$tmp/moved-cmake/CMakeCache.txt"; then
+        ok "the CMake project of the copy names the copy only"
+      else
+        bad "the CMake project of the copy does not name the copy"
+      fi
+    fi
+  fi
 fi
 
 line="$pass passed, $fail failed"
