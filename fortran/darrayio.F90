@@ -1426,6 +1426,10 @@ contains
   end subroutine file_open_f08
 #endif
 
+  !> Close a file (collective). A file still open at MPI_Finalize is
+  !> closed there by the library (pending requests completed, a dataset's
+  !> headers written); a close after MPI_Finalize then releases the handle
+  !> and returns that close's result (include/darrayio.h).
   subroutine darray_file_close(f, ierr)
     type(darray_file_t), intent(inout) :: f
     integer, intent(out), optional :: ierr

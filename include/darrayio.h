@@ -50,6 +50,24 @@
  *    returned.)
  *  - Called before MPI_Init or after MPI_Finalize, a function that needs
  *    MPI returns DARRAY_EMPI instead of calling into MPI.
+ *  - At MPI_Finalize, files still open are closed by the library: the
+ *    first darray_file_open() or darray_dataset_open() of a process puts
+ *    an attribute on `MPI_COMM_SELF`, whose delete callback MPI runs at
+ *    the start of MPI_Finalize, while MPI is still whole. It closes every
+ *    file and dataset the process still has open, oldest first, as
+ *    darray_file_close() does: pending nonblocking requests are completed
+ *    (not cancelled: what they write reaches the file), a dataset's
+ *    headers and central directory are written, so that it is readable,
+ *    and every process of a file's communicator agrees. Since opens are
+ *    collective, every process opened the files it shares with others in
+ *    the same order, and closes them in that order. Then the library's
+ *    I/O threads end. The handles stay valid for one more
+ *    darray_file_close(), which releases them and returns what the close
+ *    at MPI_Finalize returned; any other call on them returns
+ *    DARRAY_EMPI. The results of these closes are kept in the handles,
+ *    never printed: a program that must know them closes its files
+ *    itself, or calls darray_file_close() after MPI_Finalize. Arrays
+ *    (darray_t) are not freed.
  *  - A function documented as *local* involves no communication.
  *  - Offsets, sizes and counts are 64-bit.
  *  - The library never aborts and never prints, except darray_explain-style
@@ -981,6 +999,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  * \retval DARRAY_EIO another open error
  * \retval DARRAY_EINCONSISTENT processes passed different paths, modes or hints
  * \retval DARRAY_ENOMEM out of memory
+ *
+ * A file still open at MPI_Finalize is closed then (see "At
+ * MPI_Finalize" in the conventions above, and darray_file_close()).
  */
 DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *f);
@@ -1003,9 +1024,19 @@ DARRAY_API int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_I
  *         is left without a header)
  * \retval DARRAY_ENOMEM out of memory for a dataset's headers
  * \retval DARRAY_EBADHANDLE \p *f is not a live handle
- * \retval DARRAY_EMPI called after MPI_Finalize: no collective can run,
- *         so the handle is released locally (a posix descriptor closed, a
- *         dataset's headers not written) and `*f` set to NULL
+ * \retval DARRAY_EMPI called after MPI_Finalize on a file the library
+ *         could not close at MPI_Finalize (its hook could not be set up):
+ *         no collective can run, so the handle is released locally (a
+ *         posix descriptor closed, a dataset's headers not written) and
+ *         `*f` set to NULL
+ *
+ * **At MPI_Finalize** the library closes, as this call does, every file
+ * the program left open (pending requests completed, a dataset's headers
+ * written; the conventions at the top of this page say how). Called after
+ * MPI_Finalize on such a handle, darray_file_close() only releases its
+ * memory, sets `*f` to NULL and returns the code the close at
+ * MPI_Finalize returned (its message, prefixed "closed at MPI_Finalize:",
+ * in darray_file_errmsg(NULL)); nothing is closed or written twice.
  */
 DARRAY_API int darray_file_close(darray_file_t *f);
 
@@ -1375,7 +1406,9 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  * complete the file's pending requests and report their failures;
  * after darray_file_sync() the requests still need their wait (which
  * returns their results), after darray_file_close() their handles are
- * dead. A file's calls are made from one thread at a time.
+ * dead. A file's calls are made from one thread at a time. Requests still
+ * pending at MPI_Finalize are completed there, with their file's close
+ * (darray_file_close()); their handles are then dead.
  *
  * What overlaps with computation depends on the thread level MPI was
  * initialized with (and on the hint `darray_async`, which can lower it):

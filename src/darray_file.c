@@ -23,6 +23,10 @@ int darray__file_check(darray_file_t f) {
   if (f == NULL)
     return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
                        "file handle is NULL");
+  if (f->magic == DARRAY_MAGIC_FINAL) /* darray_file_close releases it */
+    return darray__err(darray__errbuf_nohandle(), DARRAY_EMPI,
+                       "MPI has been finalized: the library closed the file "
+                       "at MPI_Finalize");
   if (f->magic != DARRAY_MAGIC_FILE)
     return darray__err(darray__errbuf_nohandle(), DARRAY_EBADHANDLE,
                        "file handle is not live (closed or corrupt)");
@@ -302,6 +306,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
   }
   f->id = darray__next_id();
   f->magic = DARRAY_MAGIC_FILE;
+  darray__file_register(f); /* closed at MPI_Finalize if still open */
   settle_hints(f, path);
   *out = f;
   return DARRAY_SUCCESS;
@@ -325,23 +330,16 @@ static int close_without_mpi(darray_file_t *pf, char *msg) {
                      "MPI_Finalize)");
 }
 
-int darray_file_close(darray_file_t *pf) {
-  if (pf == NULL || *pf == NULL)
-    return DARRAY_SUCCESS;
-  darray_file_t f = *pf;
-  int rc = darray__file_check(f);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  char *msg = darray__errbuf_nohandle();
-  msg[0] = '\0';
-  if (darray__mpi_ready(msg) != DARRAY_SUCCESS)
-    return close_without_mpi(pf, msg);
+/* Everything darray_file_close does but release the handle's memory
+ * (collective): pending requests completed, a dataset's headers written,
+ * the back end closed, the file's communicators freed; f is dead. */
+static int close_collective(darray_file_t f, char *msg) {
   /* pending requests complete first (agreed), their failures reported */
   char amsg[DARRAY_ERRMSG_LEN] = "";
   int arc = darray__async_finish(f, true, amsg);
   int frc = darray__format_close(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
-  rc = f->io.ops->close(&f->io);
+  int rc = f->io.ops->close(&f->io);
   if (rc != DARRAY_SUCCESS)
     io_failed(f, msg, rc, "darray_file_close");
   rc = darray__agree(f->comm, rc, msg);
@@ -355,6 +353,45 @@ int darray_file_close(darray_file_t *pf) {
   darray__groups_close(f); /* the groups strategy's, and its window */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
+  return rc;
+}
+
+void darray__file_finalize(darray_file_t f) {
+  char msg[DARRAY_ERRMSG_LEN] = "";
+  f->final_rc = close_collective(f, msg);
+  snprintf(f->errmsg, sizeof f->errmsg, "%s", msg);
+  f->magic = DARRAY_MAGIC_FINAL;
+}
+
+/* darray_file_close of a handle the library closed at MPI_Finalize
+ * (darray_final.c): its memory released, that close's result returned. */
+static int close_finalized(darray_file_t *pf, char *msg) {
+  darray_file_t f = *pf;
+  int rc = f->final_rc;
+  darray__file_unregister(f);
+  if (rc != DARRAY_SUCCESS)
+    darray__err(msg, rc, "closed at MPI_Finalize: %s", f->errmsg);
+  f->magic = DARRAY_MAGIC_DEAD;
+  free(f);
+  *pf = NULL;
+  return rc;
+}
+
+int darray_file_close(darray_file_t *pf) {
+  if (pf == NULL || *pf == NULL)
+    return DARRAY_SUCCESS;
+  darray_file_t f = *pf;
+  char *msg = darray__errbuf_nohandle();
+  msg[0] = '\0';
+  if (f->magic == DARRAY_MAGIC_FINAL)
+    return close_finalized(pf, msg);
+  int rc = darray__file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  darray__file_unregister(f);
+  if (darray__mpi_ready(msg) != DARRAY_SUCCESS)
+    return close_without_mpi(pf, msg);
+  rc = close_collective(f, msg);
   free(f);
   *pf = NULL;
   return rc;

@@ -53,6 +53,11 @@ typedef struct darray_file_s {
    * (src/groups/groups_comm.c): made by its first call, freed at close */
   struct gr_cache *groups;
   darray_stats_t stats;
+  /* the process's list of open files, in open order, and then of those
+   * closed at MPI_Finalize (darray_final.c, under its mutex) */
+  struct darray_file_s *reg_prev, *reg_next;
+  int final_rc; /* what the close at MPI_Finalize returned (its message
+                   in errmsg), for the program's darray_file_close */
   char errmsg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;
 
@@ -74,6 +79,16 @@ DARRAY_HIDDEN void darray__file_clear_cause(struct darray_file_s *f);
  * (darray_direct_write; io_posix.c). */
 DARRAY_HIDDEN int64_t darray__file_direct_writes(const struct darray_file_s *f,
                                                  int64_t *missed);
+/* A file just opened joins the process's list of open files, and the
+ * first one puts the finalize hook on MPI_COMM_SELF; a file closed leaves
+ * it (darray_final.c). Local, thread-safe. */
+DARRAY_HIDDEN void darray__file_register(struct darray_file_s *f);
+DARRAY_HIDDEN void darray__file_unregister(struct darray_file_s *f);
+/* At MPI_Finalize (the hook, darray_final.c): close f as
+ * darray_file_close() does (collective), keeping the handle's memory,
+ * marked DARRAY_MAGIC_FINAL with the result in final_rc and errmsg
+ * (darray_file.c). */
+DARRAY_HIDDEN void darray__file_finalize(struct darray_file_s *f);
 /* What a call counted (c) added into a file's counters (into; stats.c). */
 DARRAY_HIDDEN void darray__stats_fold(darray_stats_t *into,
                                       const darray_stats_t *c);

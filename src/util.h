@@ -36,6 +36,9 @@
 #define DARRAY_MAGIC_ARRAY 0x44415252u /* "DARR" */
 #define DARRAY_MAGIC_FILE 0x4446494cu  /* "DFIL" */
 #define DARRAY_MAGIC_DEAD 0xdeadbeefu
+/* a file closed by the library at MPI_Finalize (darray_final.c): its
+ * memory waits for the program's darray_file_close */
+#define DARRAY_MAGIC_FINAL 0x4446494eu /* "DFIN" */
 
 #define DARRAY_ERRMSG_LEN 512
 /* Most characters of a path in a message (darray__short_path), and of an

@@ -83,6 +83,10 @@ DARRAY_HIDDEN void darray__async_hold(bool on);
 /* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or
  * a new one; it returns to the pool when serve returns. -1: no thread. */
 DARRAY_HIDDEN int darray__pool_start(void (*serve)(void *), void *q);
+/* At MPI_Finalize, once no file is left (darray_final.c): the idle
+ * threads of the pool end, and any that returns to it later ends too;
+ * returns when the idle ones have ended. */
+DARRAY_HIDDEN void darray__pool_stop(void);
 /* Wait until no thread serves q any more (serve(q) has returned): then q
  * may be freed. */
 DARRAY_HIDDEN void darray__pool_wait(const void *q);

@@ -12,7 +12,8 @@
  * to 0.1-0.2 s here (measured: DIST3D N=256, one process, a new file per
  * write), while the new thread and the program's computing thread shared
  * one core until the scheduler moved one of them; a thread that has run
- * before keeps its core.
+ * before keeps its core. At MPI_Finalize, once every file is closed
+ * (darray_final.c), the pool's threads end (darray__pool_stop).
  */
 #include "async/async.h"
 #include "agree.h"
@@ -32,14 +33,30 @@ static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pool_back = PTHREAD_COND_INITIALIZER;
 static worker_t *idle; /* the pool: idle workers */
 static worker_t *all;  /* every worker */
+static bool stopping;  /* MPI_Finalize: an idle worker ends */
+
+/* w, idle, leaves the pool and the list of every worker (under
+ * pool_mu). */
+static void leave(worker_t *w) {
+  worker_t **p = &idle;
+  while (*p != w)
+    p = &(*p)->next;
+  *p = w->next;
+  for (p = &all; *p != w; p = &(*p)->next_all)
+    ;
+  *p = w->next_all;
+  pthread_cond_broadcast(&pool_back);
+}
 
 static void *worker_main(void *arg) {
   worker_t *w = arg;
   darray__wait_sleeps(true);
   pthread_mutex_lock(&pool_mu);
   for (;;) {
-    while (w->q == NULL)
+    while (w->q == NULL && !stopping)
       pthread_cond_wait(&w->cv, &pool_mu);
+    if (w->q == NULL) /* stopping: the thread ends */
+      break;
     void *q = w->q;
     void (*serve)(void *) = w->serve;
     pthread_mutex_unlock(&pool_mu);
@@ -50,6 +67,10 @@ static void *worker_main(void *arg) {
     idle = w;
     pthread_cond_broadcast(&pool_back);
   }
+  leave(w);
+  pthread_mutex_unlock(&pool_mu);
+  pthread_cond_destroy(&w->cv);
+  free(w);
   return NULL;
 }
 
@@ -71,17 +92,30 @@ int darray__pool_start(void (*serve)(void *), void *q) {
   pthread_cond_init(&w->cv, NULL);
   w->serve = serve;
   w->q = q;
-  if (pthread_create(&w->t, NULL, worker_main, w) != 0) {
+  pthread_mutex_lock(&pool_mu); /* on `all` before it can leave it */
+  int e = pthread_create(&w->t, NULL, worker_main, w);
+  if (e == 0) {
+    pthread_detach(w->t);
+    w->next_all = all;
+    all = w;
+  }
+  pthread_mutex_unlock(&pool_mu);
+  if (e != 0) {
     pthread_cond_destroy(&w->cv);
     free(w);
     return -1;
   }
-  pthread_detach(w->t);
-  pthread_mutex_lock(&pool_mu);
-  w->next_all = all;
-  all = w;
-  pthread_mutex_unlock(&pool_mu);
   return 0;
+}
+
+void darray__pool_stop(void) {
+  pthread_mutex_lock(&pool_mu);
+  stopping = true;
+  for (worker_t *w = idle; w != NULL; w = w->next)
+    pthread_cond_signal(&w->cv);
+  while (idle != NULL)
+    pthread_cond_wait(&pool_back, &pool_mu);
+  pthread_mutex_unlock(&pool_mu);
 }
 
 void darray__pool_wait(const void *q) {

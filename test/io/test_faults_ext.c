@@ -375,6 +375,7 @@ static void drop_file(darray_file_t *pf) {
   darray_file_t f = *pf;
   if (f == NULL)
     return;
+  darray__file_unregister(f); /* off the process's list of open files */
   f->io.ops->close(&f->io);
   MPI_Comm_free(&f->comm);
   f->magic = DARRAY_MAGIC_DEAD;
