@@ -1715,7 +1715,8 @@ typedef struct darray_member_info {
  * member compares the CRC-32 of the member's bytes (its `.npy` header and
  * the data read, each process's share combined in parallel) with the
  * recorded one and returns #DARRAY_ECRC on a mismatch (section reads
- * cannot check; `.npy` files record no CRC); `darray_crc_thread` =
+ * cannot check; `.npy` files record no CRC, nor does a dataset being
+ * written before its close); `darray_crc_thread` =
  * `automatic` (default), `enable` or `disable`: a thread beside a blocking
  * whole-array darray_write() of a `.npz` member computes the process's
  * share of the member's CRC-32 from the buffer while the write runs

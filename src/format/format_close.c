@@ -36,10 +36,16 @@ static int mismatch(const fmt_file_t *z, const fmt_member_t *m, uint32_t got,
                      (unsigned)m->info.crc32, (unsigned)got);
 }
 
+/* Whether a whole read of member i checks its CRC: the hint, and a
+ * recorded CRC (a dataset being written has none before its close). */
+static bool read_checked(const darray_file_t f, int i) {
+  return f->hints.verify_crc && !f->fmt->writing &&
+         f->fmt->m[i].info.has_crc;
+}
+
 bool darray__format_after_collective(darray_file_t f, int m, bool write,
                                      bool whole) {
-  return m >= 0 && !write && whole && f->hints.verify_crc &&
-         f->fmt->m[m].info.has_crc;
+  return m >= 0 && !write && whole && read_checked(f, m);
 }
 
 /* Whether a thread may compute a write's CRC share beside it: the hint,
@@ -55,7 +61,7 @@ void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
                           bool blocking, fmt_share_t *sh) {
   memset(sh, 0, sizeof *sh);
   if (i < 0 || !whole || !f->fmt->m[i].info.has_crc ||
-      (!x->write && !f->hints.verify_crc))
+      (!x->write && !read_checked(f, i)))
     return;
   const fmt_member_t *m = &f->fmt->m[i];
   sh->lo = m->info.offset;
@@ -109,8 +115,7 @@ int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
     m->crc_state = ok ? DARRAY_FMT_CRC_RUNS : DARRAY_FMT_CRC_READBACK;
     return rc;
   }
-  if (rc != DARRAY_SUCCESS || !whole || !f->hints.verify_crc ||
-      !m->info.has_crc)
+  if (rc != DARRAY_SUCCESS || !whole || !read_checked(f, i))
     return rc;
   uint32_t part = 0;
   if (sh->how == FMT_SHARE_STRATEGY) /* the chunks this process read */
