@@ -22,7 +22,8 @@
  *   conforming     the same bytes, each rank one contiguous stretch of every
  *                  dump, one pwrite/pread per dump
  *   darrayio-npz   darrayio-auto on a .npz dataset (member "u", CRC-32
- *                  computed by the write call, headers written at close):
+ *                  computed by the write call, headers written at close,
+ *                  checked by the read call unless darray_verify_crc=disable):
  *                  one-dump patterns moved by whole-array calls only
  *   darrayio-async darray_iwrite/darray_iread (or the section calls) posted,
  *                  one per array of the step, the compute phase, one

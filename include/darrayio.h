@@ -1157,6 +1157,13 @@ DARRAY_API int darray_write(darray_file_t f, darray_t a, const void *buf);
  *
  * Ghosts and padding in \p buf are left untouched.
  *
+ * A member of a `.npz` dataset read whole is checked against the CRC-32
+ * its archive records (hint `darray_verify_crc`, darray_dataset_open()):
+ * every process's share of the member's CRC is computed from the bytes it
+ * read and the shares are combined in parallel, the member's `.npy`
+ * header included. A `.npy` file records no CRC and a raw file has none:
+ * nothing is checked there; nor by darray_read_section().
+ *
  * \param f   an open file
  * \param a   a committed array whose communicator is congruent with f's
  * \param buf the local buffer (may be NULL when the process owns nothing)
@@ -1165,6 +1172,9 @@ DARRAY_API int darray_write(darray_file_t f, darray_t a, const void *buf);
  * \retval DARRAY_ESTATE \p a is not committed
  * \retval DARRAY_ECOMM the communicators do not match
  * \retval DARRAY_EEOF the file ends before the array does
+ * \retval DARRAY_ECRC a `.npz` member's bytes do not match the CRC-32 its
+ *         archive records (on every process; \p buf holds the damaged
+ *         values; the message names the path, the member and both CRCs)
  * \retval DARRAY_EINCONSISTENT processes passed different descriptions or
  *         displacements
  * \retval DARRAY_EIO the read failed
@@ -1227,6 +1237,9 @@ DARRAY_API int darray_write_section(darray_file_t f, darray_t a, const int64_t s
  * Read a rectangular section of the global array (collective).
  *
  * As darray_write_section(); sections of different processes may overlap.
+ * A section read checks no CRC-32, even when it covers a `.npz` member
+ * whole (only darray_read() and darray_iread() of the whole member do):
+ * darray_verify() checks a dataset's members.
  *
  * \param f     an open file
  * \param a     a committed array
@@ -1459,6 +1472,10 @@ DARRAY_API int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
 /**
  * Post a read of every process's local piece (collective, nonblocking).
  * As darray_read(); \p buf must not be used until the request completes.
+ * A `.npz` member's CRC-32 is checked as by darray_read(): a mismatch is
+ * the request's #DARRAY_ECRC on every process. Such a request's check is
+ * collective: under `darray_async=files` it is completed in the calling
+ * thread, not in the background.
  * \param f   an open file
  * \param a   a committed array whose communicator is congruent with f's
  * \param buf the local buffer (may be NULL when the process owns nothing)
@@ -1726,9 +1743,13 @@ typedef struct darray_member_info {
  * its arrays with darray_define(), write them, and close it, which writes
  * the headers. Reading (#DARRAY_MODE_RDONLY) parses the file on rank 0 and
  * gives every process its arrays (darray_inquire()). Hints as for
- * darray_file_open(), plus `darray_verify_crc` = `disable` (default) or
- * `enable`: a whole-array darray_read() of a `.npz` member compares the
- * CRC-32 of the bytes it read with the recorded one; `darray_crc_thread` =
+ * darray_file_open(), plus `darray_verify_crc` = `enable` (default) or
+ * `disable`: a whole-array darray_read() or darray_iread() of a `.npz`
+ * member compares the CRC-32 of the member's bytes (its `.npy` header and
+ * the data read, each process's share combined in parallel) with the
+ * recorded one and returns #DARRAY_ECRC on a mismatch (section reads
+ * cannot check; `.npy` files record no CRC, nor does a dataset being
+ * written before its close); `darray_crc_thread` =
  * `automatic` (default), `enable` or `disable`: a thread beside a blocking
  * whole-array darray_write() of a `.npz` member computes the process's
  * share of the member's CRC-32 from the buffer while the write runs

@@ -348,7 +348,7 @@ int darray__xcall_after(xcall_t *c, int rc) {
   int64_t *prev = darray__coll_into(&c->x.stats.collectives);
   rc = darray__format_after(c->x.f, c->member, &c->view, c->x.buf,
                             c->x.write, !c->section, &c->share, rc,
-                            c->x.msg);
+                            darray__xcall_name(c), c->x.msg);
   darray__coll_into(prev);
   c->x.crc = NULL;
   if (darray__xfer_verbose() && c->view.rank == 0)

@@ -101,6 +101,8 @@ void darray__hints_default(darray_hints_t *h) {
   h->cb_buffer_size = INT64_C(4) << 20;
   h->cb_nodes = 0; /* 0: chosen by the collective strategy */
   h->ds_read = h->ds_write = DARRAY_TRI_AUTO;
+  h->verify_crc = 1; /* "enable": a whole read of a .npz member checks its
+                        CRC-32 (issue #38) */
   h->cb_read = h->cb_write = DARRAY_TRI_AUTO;
   /* measured on a page-cached local ext4 file (doc/sieving.md) */
   h->ds_rd_latency_ns = 500;

@@ -85,7 +85,7 @@ typedef struct darray_hints {
   /* darray_concurrent_writers: DARRAY_CONC_* */
   int concurrency;
   /* darray_verify_crc: whole-array reads of .npz members check their
-   * CRC-32 (src/format) */
+   * CRC-32 (src/format); 1 (enable) unless the hint says disable */
   int verify_crc;
   /* darray_crc_thread: a thread beside a whole-array write of a .npz
    * member computes its CRC share (tri-state; automatic: when the node

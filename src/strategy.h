@@ -54,10 +54,10 @@ typedef struct xfer {
                     it could share its agreements (0: a blocking call);
                     out, the least of that over the processes (its
                     agreements carry it; src/async/async_batch.c) */
-  /* a whole-array write of a dataset member whose CRC-32 is kept
-   * (src/format), under a strategy whose entry says crc_share: its run
-   * feeds this process's share of the CRC from the bytes it writes
-   * (darray__xfer_crc); NULL otherwise */
+  /* a whole-array write of a dataset member whose CRC-32 is kept, or a
+   * read whose CRC is checked (src/format), under a strategy whose entry
+   * says crc_share: its run feeds this process's share of the CRC from the
+   * bytes it writes, or has read (darray__xfer_crc); NULL otherwise */
   struct fmt_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
    * strategy moves no bytes between processes: its arguments are agreed
@@ -67,9 +67,9 @@ typedef struct xfer {
                         messages; NULL: the blocking call's name */
 } xfer_t;
 
-/* Bytes [foff, foff + n) of the file, which this call writes from p, into
- * its CRC share (x->crc; nothing when NULL). Calls come in increasing
- * file order. A strategy that writes bytes which are not the call's (the
+/* Bytes [foff, foff + n) of the file, which this call writes from p (or
+ * has read into p), into its CRC share (x->crc; nothing when NULL). Calls
+ * come in increasing file order. A strategy that writes bytes which are not the call's (the
  * holes of a chunk written back) calls darray__xfer_crc_lost instead: the
  * member is then read back for its CRC at close. */
 DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
@@ -163,8 +163,9 @@ typedef struct estimate {
  *    memory;
  *  - crc_share: on a whole-array write of a dataset member with a CRC,
  *    run feeds the CRC from the bytes this process writes (x->crc), where
- *    they are contiguous (two-phase's aggregators: their chunks); other
- *    strategies leave it to the owners' runs (src/format).
+ *    they are contiguous (two-phase's aggregators: their chunks), and on
+ *    a whole-array read whose CRC is checked, from the bytes it read, as
+ *    read; other strategies leave it to the owners' runs (src/format).
  */
 typedef struct strategy {
   const char *name;

@@ -154,6 +154,7 @@ int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
     z->kind = kind_of(path);
     z->writing = mode != DARRAY_MODE_RDONLY;
     z->align = f->hints.striping_unit > 0 ? f->hints.striping_unit : 4096;
+    darray__short_path(path, z->path, sizeof z->path);
   }
   rc = z == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
                  : DARRAY_SUCCESS;

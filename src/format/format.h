@@ -47,6 +47,7 @@ typedef struct fmt_file {
   int n, cap;
   fmt_member_t *m;
   int64_t end; /* writing: end of the last member's data */
+  char path[DARRAY_PATH_SHOWN + 8]; /* as messages show it */
 } fmt_file_t;
 
 /* Random access to the bytes of a file being parsed: the file through
@@ -165,7 +166,8 @@ DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[10];
 
 /* How one whole-array write of a member gets this process's share of the
  * member's CRC (darray__format_begin decides, the same way on every
- * process for STRATEGY):
+ * process for STRATEGY; a checked read: STRATEGY, from the bytes as read,
+ * or AFTER):
  *  - STRATEGY: the strategy feeds it from the bytes it writes, as it
  *    writes them (two-phase's aggregators: their contiguous chunks, one
  *    CRC run per chunk instead of one per owner's run);
@@ -216,9 +218,10 @@ DARRAY_HIDDEN int darray__format_place(struct darray_file_s *f,
                                        struct darray_s *view, int *member,
                                        char *msg);
 /* After a call's plan, before its bytes move (its begin succeeded): how
- * a whole-array write of member m gets this process's CRC share (sh; x->crc
- * is set for STRATEGY, a THREAD job is started). blocking: the call is not
- * a request (requests compute the share in their own time). */
+ * a whole-array write of member m, or a read whose CRC is checked, gets
+ * this process's CRC share (sh; x->crc is set for STRATEGY, a THREAD job
+ * is started). blocking: the call is not a request (requests compute the
+ * share in their own time). */
 DARRAY_HIDDEN void darray__format_begin(struct darray_file_s *f, int m,
                                         xfer_t *x, bool whole, bool blocking,
                                         fmt_share_t *sh);
@@ -226,13 +229,15 @@ DARRAY_HIDDEN void darray__format_begin(struct darray_file_s *f, int m,
  * keeps this process's share of the CRC (sh: as format_begin decided; a
  * THREAD job is waited for), a section write or a failure marks the member
  * for reading back; a whole-array read with darray_verify_crc checks the
- * CRC (collective, on f->comm). Returns rc, or DARRAY_ECRC with a message
- * in msg (the call's). */
+ * CRC (collective, on f->comm): the XOR of every process's share of the
+ * data's R, with the .npy header's CRC taken at open. Returns rc, or
+ * DARRAY_ECRC with a message in msg (the call's, named by what) that names
+ * the member, the path and both CRCs. */
 DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
                                        const struct darray_s *view,
                                        const char *buf, bool write,
                                        bool whole, fmt_share_t *sh, int rc,
-                                       char *msg);
+                                       const char *what, char *msg);
 /* Whether darray__format_after is collective for such a call on member m
  * (-1: none): a whole-array read whose CRC is checked. */
 DARRAY_HIDDEN bool darray__format_after_collective(struct darray_file_s *f,

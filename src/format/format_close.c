@@ -27,17 +27,25 @@ static int combine(MPI_Comm comm, uint32_t *parts, int n, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-static int mismatch(const fmt_member_t *m, uint32_t got, const char *what,
-                    char *msg) {
-  return darray__err(msg, DARRAY_ECRC, "%s: member '%s': CRC-32 of the "
-                     "data is 0x%08x, the archive records 0x%08x", what,
-                     m->info.name, (unsigned)got, (unsigned)m->info.crc32);
+/* DARRAY_ECRC for member m of f, whose data and header give got. */
+static int mismatch(const fmt_file_t *z, const fmt_member_t *m, uint32_t got,
+                    const char *what, char *msg) {
+  return darray__err(msg, DARRAY_ECRC, "%s: %s: member '%s' is damaged: "
+                     "CRC-32 expected 0x%08x (the archive's), computed "
+                     "0x%08x from the file", what, z->path, m->info.name,
+                     (unsigned)m->info.crc32, (unsigned)got);
+}
+
+/* Whether a whole read of member i checks its CRC: the hint, and a
+ * recorded CRC (a dataset being written has none before its close). */
+static bool read_checked(const darray_file_t f, int i) {
+  return f->hints.verify_crc && !f->fmt->writing &&
+         f->fmt->m[i].info.has_crc;
 }
 
 bool darray__format_after_collective(darray_file_t f, int m, bool write,
                                      bool whole) {
-  return m >= 0 && !write && whole && f->hints.verify_crc &&
-         f->fmt->m[m].info.has_crc;
+  return m >= 0 && !write && whole && read_checked(f, m);
 }
 
 /* Whether a thread may compute a write's CRC share beside it: the hint,
@@ -52,7 +60,8 @@ static bool share_thread(const darray_file_t f) {
 void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
                           bool blocking, fmt_share_t *sh) {
   memset(sh, 0, sizeof *sh);
-  if (i < 0 || !x->write || !whole || !f->fmt->m[i].info.has_crc)
+  if (i < 0 || !whole || !f->fmt->m[i].info.has_crc ||
+      (!x->write && !read_checked(f, i)))
     return;
   const fmt_member_t *m = &f->fmt->m[i];
   sh->lo = m->info.offset;
@@ -63,6 +72,8 @@ void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
   if (x->strategy->crc_share) { /* the same on every process */
     sh->how = FMT_SHARE_STRATEGY;
     x->crc = sh;
+  } else if (!x->write) { /* a checked read: the owners' runs after it */
+    sh->how = FMT_SHARE_AFTER;
   } else if (blocking && share_thread(f) && darray__format_share_start(sh)) {
     sh->how = FMT_SHARE_THREAD;
   } else {
@@ -92,7 +103,8 @@ static bool keep_share(fmt_member_t *m, fmt_share_t *sh,
 
 int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
                          const char *buf, bool write, bool whole,
-                         fmt_share_t *sh, int rc, char *msg) {
+                         fmt_share_t *sh, int rc, const char *what,
+                         char *msg) {
   if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
     darray__format_share_join(sh);
   if (i < 0)
@@ -103,20 +115,23 @@ int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
     m->crc_state = ok ? DARRAY_FMT_CRC_RUNS : DARRAY_FMT_CRC_READBACK;
     return rc;
   }
-  if (rc != DARRAY_SUCCESS || !whole || !f->hints.verify_crc ||
-      !m->info.has_crc)
+  if (rc != DARRAY_SUCCESS || !whole || !read_checked(f, i))
     return rc;
   uint32_t part = 0;
-  rc = darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes, &part);
+  if (sh->how == FMT_SHARE_STRATEGY) /* the chunks this process read */
+    part = darray__crc_acc_end(&sh->acc, sh->len);
+  else
+    rc = darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
+                                 &part);
   if (rc != DARRAY_SUCCESS)
-    darray__err(msg, rc, "darray_read: checking the CRC-32 of '%s': "
-                "out of memory", m->info.name);
+    darray__err(msg, rc, "%s: checking the CRC-32 of '%s': out of memory",
+                what, m->info.name);
   rc = darray__agree(f->comm, rc, msg);
   if (rc == DARRAY_SUCCESS)
     rc = combine(f->comm, &part, 1, msg);
   uint32_t crc = darray__crc_member(m->hdr_crc, part, m->info.bytes);
   if (rc == DARRAY_SUCCESS && crc != m->info.crc32)
-    rc = mismatch(m, crc, "darray_read", msg);
+    rc = mismatch(f->fmt, m, crc, what, msg);
   return rc;
 }
 
@@ -163,7 +178,7 @@ int darray_verify(darray_file_t f) {
     const fmt_member_t *m = &z->m[i];
     uint32_t crc = darray__crc_member(m->hdr_crc, parts[i], m->info.bytes);
     if (want[i] && crc != m->info.crc32)
-      rc = mismatch(m, crc, "darray_verify", msg);
+      rc = mismatch(z, m, crc, "darray_verify", msg);
   }
   free(parts);
   free(want);

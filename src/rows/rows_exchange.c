@@ -203,6 +203,8 @@ static void image_window(rows_t *t, int64_t lo, int64_t hi) {
       int rc = darray__io_pread(&t->x->io, img, n, a);
       if (rc != DARRAY_SUCCESS)
         memset(img, 0, (size_t)n);
+      else /* a checked read's share: the bytes as read */
+        darray__xfer_crc(t->x, a, img, n);
       fail(t, rc);
       image(t, lo, a, a + n, img, false);
     }

@@ -25,8 +25,10 @@ static void flush(rows_t *t) {
     darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
     rc = darray__io_pwritev(io, t->iov, t->niov, t->iov_off, t->pack,
                             t->p.M);
-  } else {
+  } else { /* a checked read's share: the bytes as read */
     rc = darray__io_preadv(io, t->iov, t->niov, t->iov_off, t->pack, t->p.M);
+    if (rc == DARRAY_SUCCESS)
+      darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
   }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;

@@ -23,11 +23,13 @@ static void flush_vector(tp_t *t) {
   if (t->lists) { /* no CRC share: lists are off for such calls */
     rc = darray__io_xfer_list(io, t->iov, t->niov, t->nr, t->roff, t->rlen,
                               w, t->pack, t->M);
-  } else {
-    if (w) /* a dataset member's CRC share, if it has one */
+  } else if (w) { /* a dataset member's CRC share, if it has one */
+    darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
+    rc = darray__io_pwritev(io, t->iov, t->niov, t->iov_off, t->pack, t->M);
+  } else { /* a checked read's share: the bytes as read */
+    rc = darray__io_preadv(io, t->iov, t->niov, t->iov_off, t->pack, t->M);
+    if (rc == DARRAY_SUCCESS)
       darray__xfer_crc_vec(t->x, t->iov_off, t->iov, t->niov);
-    rc = w ? darray__io_pwritev(io, t->iov, t->niov, t->iov_off, t->pack, t->M)
-           : darray__io_preadv(io, t->iov, t->niov, t->iov_off, t->pack, t->M);
   }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;
@@ -203,8 +205,10 @@ static void chunk_image(tp_t *t, int64_t clo, int64_t chi, char *img) {
     rc = darray__io_pwrite(io, img, chi - clo, clo);
   } else {
     rc = darray__io_pread(io, img, chi - clo, clo);
-    if (rc == DARRAY_SUCCESS)
+    if (rc == DARRAY_SUCCESS) {
+      darray__xfer_crc(t->x, clo, img, chi - clo);
       image_copy(t, clo, chi, img, false);
+    }
   }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;
