@@ -213,7 +213,11 @@ module darrayio
   !> gsizes list the dimensions as the array was described (dimension 1
   !> first, as everywhere in this module); perm is the storage order for
   !> darray_set_storage_order: 1-based, slowest varying dimension first.
-  !> crc32 is the recorded CRC-32 (0 .. 2**32-1) when has_crc.
+  !> crc32 is the recorded CRC-32 (0 .. 2**32-1) when has_crc. status is
+  !> DARRAY_SUCCESS for a member darrayio reads, else the code darray_define
+  !> gives for it (DARRAY_ENOTSUP: listed, not read); scalar: a NumPy 0-d
+  !> array, described as one element (ndims 1, gsizes(1) 1); descr: NumPy's
+  !> name of its element type ('<f8', '|O').
   type, public :: darray_member_info_t
     character(len=DARRAY_NAME_MAX) :: name = ''
     integer :: type = 0
@@ -225,6 +229,9 @@ module darrayio
     integer(int64) :: offset = 0, bytes = 0
     logical :: has_crc = .false.
     integer(int64) :: crc32 = 0
+    integer :: status = 0
+    logical :: scalar = .false.
+    character(len=31) :: descr = ''
   end type darray_member_info_t
 
   type, bind(c) :: c_member_info_t
@@ -238,6 +245,8 @@ module darrayio
     integer(c_int64_t) :: offset, bytes
     integer(c_int) :: has_crc
     integer(c_int32_t) :: crc32
+    integer(c_int) :: status, scalar
+    character(kind=c_char) :: descr(32)
   end type c_member_info_t
 
   type, bind(c) :: c_stats_t
@@ -1946,6 +1955,12 @@ contains
       info%has_crc = ci%has_crc /= 0
       ! uint32 in C: the bits of a default integer, read as unsigned.
       info%crc32 = iand(int(ci%crc32, int64), int(z'FFFFFFFF', int64))
+      info%status = int(ci%status)
+      info%scalar = ci%scalar /= 0
+      do i = 1, 31
+        if (ci%descr(i) == c_null_char) exit
+        info%descr(i:i) = ci%descr(i)
+      end do
     end if
     call done(rc, ierr, 'darray_inquire', fp=f%p)
   end subroutine darray_inquire

@@ -1732,6 +1732,29 @@ typedef struct darray_member_info {
   /** the recorded CRC-32 of the member (its `.npy` header and data), as
    *  in the archive's central directory; 0 when \p has_crc is 0 */
   uint32_t crc32;
+  /** #DARRAY_SUCCESS when darrayio reads the member; else the code
+   *  darray_define() returns for it, #DARRAY_ENOTSUP (with a message that
+   *  names the member and its type): an element type with no darrayio
+   *  type (Python objects `|O`, datetime64 `<M8[s]`, timedelta64,
+   *  complex, bool, strings longer than 1, structured types), big-endian
+   *  data (`>f8`), more than #DARRAY_MAX_DIMS dimensions, an empty array,
+   *  a compressed or encrypted member, a `.npy` version past 3.0. Such a
+   *  member is listed, not read: \p type and \p elem_size are 0, \p
+   *  ndims, \p gsizes and \p order are its shape where the header gives
+   *  one (else 0), \p offset and \p bytes are the rest of the member after
+   *  its `.npy` header (compressed or encrypted: the stored bytes). Only
+   *  `.npz` archives list such members: a `.npy` file of one is refused
+   *  at open. */
+  int status;
+  /** 1 for a NumPy 0-d array (shape `()`, what numpy.savez writes for a
+   *  Python number): it is described as one element, \p ndims 1 and
+   *  \p gsizes[0] 1, and read as such an array; else 0 */
+  int scalar;
+  /** NumPy's name of the element type as the file writes it (`<f8`,
+   *  `|O`, `<M8[ns]`; a structured type's list cut to 31 bytes with
+   *  `...`); "" where the member's `.npy` header cannot be read
+   *  (compressed, encrypted, an unknown version) */
+  char descr[32];
 } darray_member_info_t;
 
 /**
@@ -1771,9 +1794,12 @@ typedef struct darray_member_info {
  *         appended to)
  * \retval DARRAY_EFORMAT reading: the file is not a well-formed `.npy` or
  *         `.npz` file (the message says where it is wrong)
- * \retval DARRAY_ENOTSUP reading: a compressed or encrypted member, a
- *         big-endian or unknown element type, a 0-d or empty array;
- *         or darrayio was built without zlib
+ * \retval DARRAY_ENOTSUP reading a `.npy` file whose array darrayio does
+ *         not read (the kinds darray_member_info_t::status lists); or
+ *         darrayio was built without zlib. A `.npz` archive is not refused
+ *         for such members: they are listed with their \p status and
+ *         refused by darray_define() alone; an archive of more than 2^20
+ *         members is refused
  * \retval DARRAY_EIO, DARRAY_ENOENT, DARRAY_EACCESS, DARRAY_EHINT,
  *         DARRAY_ECOMM, DARRAY_EINCONSISTENT, DARRAY_EREMOTE,
  *         DARRAY_ENOMEM as for darray_file_open()
@@ -1789,7 +1815,8 @@ DARRAY_API int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
  * defined before it, at an offset every process computes alike. In a
  * dataset being read, binds \p a to the existing member \p name, whose
  * element type, shape and storage order \p a must have (its distribution,
- * grid and memory layout are free). Then darray_write(), darray_read() and
+ * grid and memory layout are free; a NumPy 0-d array is a 1-D array of one
+ * element). Then darray_write(), darray_read() and
  * the section calls on \p a move the member's bytes; the displacement of
  * \p a is not used and not changed. A handle is bound to one member per
  * file.
@@ -1807,6 +1834,9 @@ DARRAY_API int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
  *         message names what differs)
  * \retval DARRAY_ETYPE the element type has no NumPy name
  *         (#DARRAY_LONG_DOUBLE)
+ * \retval DARRAY_ENOTSUP reading: darrayio does not read the member
+ *         (darray_member_info_t::status; the message names the member,
+ *         its NumPy type and why)
  * \retval DARRAY_ESIZE the file would be larger than 2^63 bytes
  * \retval DARRAY_ESTATE \p f is not a dataset, or \p a is not committed
  * \retval DARRAY_ECOMM the communicators do not match
@@ -1838,6 +1868,10 @@ DARRAY_API int darray_num_members(darray_file_t f, int *n);
  * darray_set_storage_order(b, DARRAY_ORDER_PERM, m.perm);
  * // any distribution, then darray_commit(b), darray_define(f, m.name, b)
  * \endcode
+ *
+ * Every member of an archive is listed, those darrayio does not read too
+ * (darray_member_info_t::status, darray_member_info_t::descr); a 0-d
+ * member has darray_member_info_t::scalar set and the shape `{1}`.
  *
  * \param f     a file opened with darray_dataset_open()
  * \param index 0 .. darray_num_members()-1, in file order

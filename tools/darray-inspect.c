@@ -73,6 +73,8 @@ static const struct {
 
 static const char *type_name(const darray_member_info_t *m, char *buf,
                              size_t n) {
+  if (m->status != DARRAY_SUCCESS) /* listed, not read: NumPy's name */
+    return m->descr[0] ? m->descr : "?";
   for (int i = 0; i < NTYPES; i++)
     if (types[i].type == m->type)
       return types[i].name;
@@ -162,12 +164,16 @@ static void print_member(const darray_member_info_t *m) {
     for (int d = 0, j = 0; d < m->ndims; d++)
       j += snprintf(order + j, sizeof order - (size_t)j, "%s%d", d ? "," : "",
                     m->perm[d]);
+  if (m->scalar)
+    strcpy(shape, "() 0-d");
   char crc[16] = "-";
   if (m->has_crc)
     snprintf(crc, sizeof crc, "%08" PRIx32, m->crc32);
-  printf("  %-16s %-8s %-20s %-8s %12" PRId64 " %14" PRId64 " %s\n",
+  printf("  %-16s %-8s %-20s %-8s %12" PRId64 " %14" PRId64 " %s%s%s\n",
          m->name[0] ? m->name : "(array)", type_name(m, t, sizeof t), shape,
-         order, m->offset, m->bytes, crc);
+         order, m->offset, m->bytes, crc,
+         m->status ? "  not read: " : "",
+         m->status ? darray_err_name(m->status) : "");
 }
 
 /* The arrays of a dataset (or the raw array) into *m (n of them). */
@@ -223,6 +229,12 @@ static void byte_map(const opts_t *o, const darray_member_info_t *m, int n,
  * storage dimension (collective: the description is committed). */
 static int explain_member(const opts_t *o, darray_file_t f,
                           const darray_member_info_t *m) {
+  if (m->status != DARRAY_SUCCESS) { /* the same on every process */
+    if (o->rank == 0)
+      printf("\narray %s: not read by darrayio (%s), nothing to explain\n",
+             m->name, darray_err_name(m->status));
+    return 0;
+  }
   darray_t a = NULL;
   darray_dist_t dist[DARRAY_MAX_DIMS];
   for (int d = 0; d < m->ndims; d++)

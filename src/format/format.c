@@ -253,12 +253,20 @@ static int define_args(darray_file_t f, const char *name, darray_t a,
   if (bound(z, a->id) >= 0)
     return darray__err(msg, DARRAY_EINVAL, "a is already bound to member "
                        "'%s' of this file", z->m[bound(z, a->id)].info.name);
-  if (!z->writing)
-    return z->kind == DARRAY_FMT_NPY ? matches(&z->m[0].info, a, msg)
-           : named(z, name) < 0
-               ? darray__err(msg, DARRAY_EINVAL, "name '%s': the archive "
-                             "has no such member", name)
-               : matches(&z->m[named(z, name)].info, a, msg);
+  if (!z->writing) {
+    int i = z->kind == DARRAY_FMT_NPY ? 0 : named(z, name);
+    if (i < 0)
+      return darray__err(msg, DARRAY_EINVAL, "name '%s': the archive has "
+                         "no such member", name);
+    const fmt_member_t *m = &z->m[i];
+    if (m->info.status != DARRAY_SUCCESS)
+      return darray__err(msg, m->info.status, "member '%s'%s%s%s cannot be "
+                         "read: %s", m->info.name,
+                         m->info.descr[0] ? " (NumPy type " : "",
+                         m->info.descr, m->info.descr[0] ? ")" : "",
+                         m->why);
+    return matches(&m->info, a, msg);
+  }
   if (z->kind == DARRAY_FMT_NPY && z->n > 0)
     return darray__err(msg, DARRAY_EINVAL, "a .npy file holds one array "
                        "(use .npz for several)");

@@ -38,6 +38,7 @@ typedef struct fmt_member {
   int crc_state;             /* DARRAY_FMT_CRC_* (writing) */
   uint32_t part;             /* this process's share of R(data) */
   uint32_t hdr_crc;          /* CRC-32 of the .npy header */
+  char why[96];              /* info.status not SUCCESS: why (no name) */
 } fmt_member_t;
 
 typedef struct fmt_file {
@@ -72,9 +73,13 @@ DARRAY_HIDDEN int darray__npy_header(const darray_member_info_t *m,
                                      int64_t pos, int64_t align, char *out,
                                      int64_t *len, char *msg);
 /* Parse the .npy header at offset off of r (at most avail bytes of it
- * belong to the member): fills m's type, shape, order and offset/bytes
- * (the data: the rest of the member, or of the file when avail < 0), and
- * the header's CRC. DARRAY_EFORMAT / DARRAY_ENOTSUP with a message. */
+ * belong to the member): fills m's descr, type, shape, order and
+ * offset/bytes (the data: the rest of the member, or of the file when
+ * avail < 0), and the header's CRC. DARRAY_EFORMAT with a message (the
+ * header is damaged); DARRAY_ENOTSUP with a message (no member name) and
+ * m->info.status set when the header is well formed but no darrayio array
+ * (m's descr, shape, offset and bytes, the rest of the member, still
+ * filled in where the header gives them). */
 DARRAY_HIDDEN int darray__npy_read(fmt_reader_t *r, int64_t off,
                                    int64_t avail, fmt_member_t *m,
                                    char *msg);
@@ -97,6 +102,10 @@ DARRAY_HIDDEN int darray__zip_central(const fmt_file_t *z,
 /* Parse an archive into z (members allocated). */
 DARRAY_HIDDEN int darray__zip_parse(fmt_reader_t *r, fmt_file_t *z,
                                     char *msg);
+/* DARRAY_EFORMAT naming one name that two of the n members share (by
+ * sorting: O(n log n)). */
+DARRAY_HIDDEN int darray__zip_unique(const fmt_member_t *m, int n,
+                                     char *msg);
 /* Whether a member name is acceptable (no '/', '\\', "..", control
  * characters; 1 .. DARRAY_NAME_MAX bytes). */
 DARRAY_HIDDEN bool darray__zip_name_ok(const char *name, size_t len);

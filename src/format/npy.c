@@ -54,24 +54,43 @@ int darray__npy_descr(darray_type_t t, int64_t esize, char *out, size_t n,
                      "DARRAY_OPAQUE or convert it", (int)t);
 }
 
-/* The element type named by descr. */
+/* The element type named by descr: DARRAY_EFORMAT when descr is no NumPy
+ * type name (order, kind letter, size, [unit]), DARRAY_ENOTSUP when no
+ * darrayio type is that type (m's type untouched then). */
 static int descr_type(const char *d, darray_member_info_t *m, char *msg) {
-  char order = d[0], kind = d[1];
-  char *end = NULL;
-  long long size = strtoll(d + 2, &end, 10);
-  if (order == FOREIGN)
-    return darray__err(msg, DARRAY_ENOTSUP, "descr '%s': %s-endian data is "
-                       "not supported", d, NATIVE == '<' ? "big" : "little");
-  if ((order != '<' && order != '|' && order != '=' && order != '>') ||
-      kind == '\0' || end == d + 2 || *end != '\0' || size < 1)
+  char order = d[0], kind = order ? d[1] : '\0';
+  const char *p = kind ? d + 2 : d;
+  int64_t size = 0;
+  bool digits = false;
+  for (; *p >= '0' && *p <= '9' && size < INT32_MAX; p++, digits = true)
+    size = 10 * size + (*p - '0');
+  const char *unit = p;
+  if (*p == '[')
+    while (*p != '\0' && *p != ']')
+      p++;
+  if (*p == ']')
+    p++;
+  if (strchr("<>|=", order) == NULL || order == '\0' ||
+      !((kind >= 'a' && kind <= 'z') || (kind >= 'A' && kind <= 'Z')) ||
+      *p != '\0' || (*unit == '[' && p[-1] != ']') ||
+      (digits && size < 1))
     return darray__err(msg, DARRAY_EFORMAT, "descr '%s' is not a NumPy "
                        "type name", d);
-  if (kind == 'V' && size <= INT32_MAX) {
+  if (kind == 'O')
+    return darray__err(msg, DARRAY_ENOTSUP, "descr '%s': Python objects "
+                       "(pickled) are not supported", d);
+  if (kind == 'M' || kind == 'm')
+    return darray__err(msg, DARRAY_ENOTSUP, "descr '%s': datetime64 and "
+                       "timedelta64 are not supported", d);
+  if (order == FOREIGN && size > 1)
+    return darray__err(msg, DARRAY_ENOTSUP, "descr '%s': %s-endian data is "
+                       "not supported", d, NATIVE == '<' ? "big" : "little");
+  if (kind == 'V' && digits && *unit == '\0') {
     m->type = DARRAY_OPAQUE;
     m->elem_size = size;
     return DARRAY_SUCCESS;
   }
-  for (size_t i = 0; i < NTYPES; i++)
+  for (size_t i = 0; i < NTYPES && digits && *unit == '\0'; i++)
     if (types[i].kind == kind && types[i].size == size) {
       m->type = types[i].t;
       m->elem_size = size;
@@ -181,22 +200,62 @@ static int integer(cursor_t *c, int64_t *v) {
   return DARRAY_SUCCESS;
 }
 
-/* "(a, b, ...)" into m->gsizes (file order). */
-static int shape(cursor_t *c, darray_member_info_t *m) {
+/* What the dictionary says, before it is checked against darrayio. */
+typedef struct dict_s {
+  char descr[32]; /* the descr string; a structured type's text, cut */
+  bool structured;
+  int fortran, seen; /* seen: the keys found, one bit each */
+  int ndims;         /* shape's entries, even past DARRAY_MAX_DIMS */
+} dict_t;
+
+/* "(a, b, ...)" into m->gsizes (file order; the first DARRAY_MAX_DIMS). */
+static int shape(cursor_t *c, darray_member_info_t *m, dict_t *h) {
   if (!take(c, '('))
     return bad(c, "shape is not a tuple");
-  m->ndims = 0;
+  h->ndims = 0;
   while (!take(c, ')')) {
     int64_t v;
     int rc = integer(c, &v);
     if (rc != DARRAY_SUCCESS)
       return rc;
-    if (m->ndims == DARRAY_MAX_DIMS)
-      return darray__err(c->msg, DARRAY_ENOTSUP, ".npy header: more than %d "
-                         "dimensions", DARRAY_MAX_DIMS);
-    m->gsizes[m->ndims++] = v;
+    if (h->ndims < DARRAY_MAX_DIMS)
+      m->gsizes[h->ndims] = v;
+    if (h->ndims++ == 64 * DARRAY_MAX_DIMS)
+      return bad(c, "shape has too many entries");
     if (!take(c, ',') && !(ws(c), c->p < c->end && *c->p == ')'))
       return bad(c, "shape is not a tuple of integers");
+  }
+  return DARRAY_SUCCESS;
+}
+
+/* A structured type's list, brackets balanced, strings skipped; its first
+ * bytes (cut with "...") into out (n bytes). */
+static int literal(cursor_t *c, char *out, size_t n) {
+  const char *s = c->p;
+  int depth = 0;
+  do {
+    if (c->p >= c->end)
+      return bad(c, "a structured descr is not closed");
+    char ch = *c->p++;
+    if (ch == '\'' || ch == '"') {
+      while (c->p < c->end && *c->p != ch)
+        c->p += *c->p == '\\' && c->end - c->p > 1 ? 2 : 1;
+      if (c->p >= c->end)
+        return bad(c, "a string is not closed");
+      c->p++;
+    } else if (ch == '[' || ch == '(' || ch == '{') {
+      depth++;
+    } else if (ch == ']' || ch == ')' || ch == '}') {
+      depth--;
+    }
+  } while (depth > 0);
+  size_t len = (size_t)(c->p - s);
+  if (len < n) {
+    memcpy(out, s, len);
+    out[len] = '\0';
+  } else {
+    memcpy(out, s, n - 4);
+    memcpy(out + n - 4, "...", 4);
   }
   return DARRAY_SUCCESS;
 }
@@ -225,9 +284,8 @@ static int trailer(cursor_t *c, int perm[], int *nperm) {
   return c->p == c->end ? DARRAY_SUCCESS : bad(c, "text after the comment");
 }
 
-/* One "key: value" of the dictionary; seen counts the keys found. */
-static int entry(cursor_t *c, darray_member_info_t *m, char *descr,
-                 int *fortran, int *seen) {
+/* One "key: value" of the dictionary. */
+static int entry(cursor_t *c, darray_member_info_t *m, dict_t *h) {
   char key[32];
   int rc = string(c, key, sizeof key);
   if (rc == DARRAY_SUCCESS && !take(c, ':'))
@@ -238,23 +296,24 @@ static int entry(cursor_t *c, darray_member_info_t *m, char *descr,
             : strcmp(key, "fortran_order") == 0 ? 2
             : strcmp(key, "shape") == 0         ? 4
                                                 : 0;
-  if (bit == 0 || (*seen & bit))
+  if (bit == 0 || (h->seen & bit))
     return bad(c, bit == 0 ? "a key other than descr, fortran_order, shape"
                            : "a key appears twice");
-  *seen |= bit;
+  h->seen |= bit;
   if (bit == 2) {
     ws(c);
     size_t left = (size_t)(c->end - c->p);
-    *fortran = left >= 4 && memcmp(c->p, "True", 4) == 0 ? 1 : 0;
-    if (!*fortran && !(left >= 5 && memcmp(c->p, "False", 5) == 0))
+    h->fortran = left >= 4 && memcmp(c->p, "True", 4) == 0 ? 1 : 0;
+    if (!h->fortran && !(left >= 5 && memcmp(c->p, "False", 5) == 0))
       return bad(c, "fortran_order is neither True nor False");
-    c->p += *fortran ? 4 : 5;
+    c->p += h->fortran ? 4 : 5;
     return DARRAY_SUCCESS;
   }
-  if (bit == 1 && (ws(c), c->p < c->end && *c->p == '['))
-    return darray__err(c->msg, DARRAY_ENOTSUP, ".npy header: structured "
-                       "element types are not supported");
-  return bit == 1 ? string(c, descr, 32) : shape(c, m);
+  if (bit == 1 && (ws(c), c->p < c->end && *c->p == '[')) {
+    h->structured = true;
+    return literal(c, h->descr, sizeof h->descr);
+  }
+  return bit == 1 ? string(c, h->descr, sizeof h->descr) : shape(c, m, h);
 }
 
 /* The storage order: fortran_order, or darrayio's permutation of a C
@@ -274,46 +333,79 @@ static int order_of(darray_member_info_t *m, int fortran, const int perm[],
   }
   int64_t file[DARRAY_MAX_DIMS];
   memcpy(file, m->gsizes, sizeof file);
-  for (int i = 0; i < n; i++) {
-    if (file[i] < 1)
-      return darray__err(msg, DARRAY_ENOTSUP, ".npy header: shape[%d] = "
-                         "%lld: empty arrays are not supported", i,
-                         (long long)file[i]);
+  for (int i = 0; i < n; i++)
     m->perm[i] = nperm ? perm[i] : fortran ? n - 1 - i : i;
-  }
   if (nperm)
     for (int i = 0; i < n; i++)
       m->gsizes[perm[i]] = file[i];
   m->order = nperm ? DARRAY_ORDER_PERM
              : fortran && n > 1 ? DARRAY_ORDER_FORTRAN : DARRAY_ORDER_C;
+  for (int i = 0; i < n; i++)
+    if (file[i] < 1)
+      return darray__err(msg, DARRAY_ENOTSUP, ".npy header: shape[%d] = "
+                         "%lld: empty arrays are not supported", i,
+                         (long long)file[i]);
   return DARRAY_SUCCESS;
 }
 
-/* The dictionary text into m's type, shape and order. */
+/* Whether the dictionary's type and shape are darrayio's: DARRAY_ENOTSUP
+ * (message in msg) where they are well formed but not (m's type then 0);
+ * a 0-d array (shape ()) is one element (m->scalar). */
+static int mappable(darray_member_info_t *m, const dict_t *h,
+                    const int perm[], int nperm, char *msg) {
+  char tmsg[DARRAY_ERRMSG_LEN];
+  int trc = DARRAY_ENOTSUP;
+  if (h->structured)
+    darray__err(tmsg, trc, "descr %s: structured element types are not "
+                "supported", h->descr);
+  else
+    trc = descr_type(h->descr, m, tmsg);
+  if (trc == DARRAY_EFORMAT)
+    return darray__err(msg, trc, ".npy header: %s", tmsg);
+  int rc = DARRAY_SUCCESS;
+  m->ndims = h->ndims;
+  if (h->ndims > DARRAY_MAX_DIMS) {
+    m->ndims = 0;
+    memset(m->gsizes, 0, sizeof m->gsizes);
+    rc = darray__err(msg, DARRAY_ENOTSUP, ".npy header: %d dimensions, "
+                     "more than %d", h->ndims, DARRAY_MAX_DIMS);
+  } else if (h->ndims == 0) { /* a 0-d array: one element */
+    m->ndims = 1;
+    m->gsizes[0] = 1;
+    m->scalar = 1;
+  }
+  if (rc == DARRAY_SUCCESS)
+    rc = order_of(m, h->fortran, perm, nperm, msg);
+  if (rc == DARRAY_SUCCESS && trc != DARRAY_SUCCESS)
+    rc = darray__err(msg, trc, "%s", tmsg);
+  if (rc != DARRAY_SUCCESS) {
+    m->type = 0;
+    m->elem_size = 0;
+  }
+  return rc;
+}
+
+/* The dictionary text into m's descr, type, shape and order. */
 static int dict(cursor_t *c, darray_member_info_t *m) {
-  char descr[32] = "";
-  int fortran = 0, seen = 0, rc = DARRAY_SUCCESS, perm[DARRAY_MAX_DIMS],
-      nperm;
+  dict_t h;
+  memset(&h, 0, sizeof h);
+  int rc = DARRAY_SUCCESS, perm[DARRAY_MAX_DIMS], nperm;
   if (!take(c, '{'))
     return bad(c, "no dictionary");
   while (rc == DARRAY_SUCCESS && !take(c, '}')) {
-    rc = entry(c, m, descr, &fortran, &seen);
+    rc = entry(c, m, &h);
     if (rc == DARRAY_SUCCESS && !take(c, ',') &&
         !(ws(c), c->p < c->end && *c->p == '}'))
       rc = bad(c, "',' or '}' missing");
   }
-  if (rc == DARRAY_SUCCESS && seen != 7)
+  if (rc == DARRAY_SUCCESS && h.seen != 7)
     rc = bad(c, "descr, fortran_order or shape is missing");
   if (rc == DARRAY_SUCCESS)
     rc = trailer(c, perm, &nperm);
-  if (rc == DARRAY_SUCCESS)
-    rc = descr_type(descr, m, c->msg);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (m->ndims == 0)
-    return darray__err(c->msg, DARRAY_ENOTSUP, ".npy header: 0-d arrays "
-                       "(shape ()) are not supported");
-  return order_of(m, fortran, perm, nperm, c->msg);
+  memcpy(m->descr, h.descr, sizeof m->descr);
+  return mappable(m, &h, perm, nperm, c->msg);
 }
 
 /* Bytes of the data a shape holds. */
@@ -375,6 +467,8 @@ int darray__npy_read(fmt_reader_t *r, int64_t off, int64_t avail,
     cursor_t c = {h + pre, h + total, msg};
     rc = dict(&c, &m->info);
     m->hdr_crc = darray__crc_bytes(h, total);
+  } else if (rc == DARRAY_ENOTSUP) { /* a version not read: all data */
+    total = 0;
   }
   free(h);
   if (rc == DARRAY_SUCCESS)
@@ -385,6 +479,9 @@ int darray__npy_read(fmt_reader_t *r, int64_t off, int64_t avail,
                      "bytes but %lld follow the header%s",
                      (long long)bytes, (long long)(room - total),
                      avail >= 0 ? " in the member" : " (truncated file)");
+  if (rc == DARRAY_ENOTSUP) /* not darrayio's: the rest is its data */
+    bytes = room - total;
+  m->info.status = rc == DARRAY_ENOTSUP ? rc : DARRAY_SUCCESS;
   m->npy_len = total;
   m->info.offset = off + total;
   m->info.bytes = bytes;

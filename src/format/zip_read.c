@@ -10,6 +10,7 @@
  */
 #include "format/format.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,7 +68,13 @@ static int end64(fmt_reader_t *r, int64_t loc, dir_t *d, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-/* Find the end record: the last signature whose comment ends the file. */
+/* Find the end record: the last signature whose comment ends the file.
+ * A ZIP64 locator right before it gives the ZIP64 end record. Without
+ * one, the record's values stand as they are, 0xFFFF and 0xFFFFFFFF too:
+ * the ZIP64 records are written where a value does not fit (Python's
+ * zipfile, as numpy.savez uses it, writes none for exactly 65,535
+ * members), and a count that was cut is caught by the directory's size
+ * (entries). */
 static int find_end(fmt_reader_t *r, dir_t *d, char *msg) {
   if (r->size < 22)
     return bad(msg, "the file is too short for a ZIP archive");
@@ -93,12 +100,16 @@ static int find_end(fmt_reader_t *r, dir_t *d, char *msg) {
     d->cd = get32(b + at + 12);
     d->off = get32(b + at + 16);
     d->limit = pos;
-    bool z64 = d->n == MAX16 || d->cd == MAX32 || d->off == MAX32;
-    if (z64 || (at >= 20 && get32(b + at - 20) == SIG_LOC64))
-      rc = pos >= 20 ? end64(r, pos - 20, d, msg)
-                     : bad(msg, "the ZIP64 locator is missing");
-    else if (d->cd > pos || d->off > pos - d->cd)
-      rc = bad(msg, "the central directory points outside the file");
+    unsigned char loc[4] = {0};
+    if (pos >= 20)
+      rc = r->read(r->ctx, loc, 4, pos - 20);
+    if (rc == DARRAY_SUCCESS && pos >= 20 && get32(loc) == SIG_LOC64)
+      rc = end64(r, pos - 20, d, msg);
+    else if (rc == DARRAY_SUCCESS && (d->cd > pos || d->off > pos - d->cd))
+      rc = bad(msg, d->n == MAX16 || d->cd == MAX32 || d->off == MAX32
+                        ? "the central directory points outside the file "
+                          "(and no ZIP64 locator precedes the end record)"
+                        : "the central directory points outside the file");
   }
   free(b);
   return rc;
@@ -147,24 +158,27 @@ static int central(const unsigned char *b, int64_t room, fmt_member_t *m,
   if (!darray__zip_name_ok(name, (size_t)nlen - 4))
     return darray__err(msg, DARRAY_EFORMAT, ".npz: entry name '%.40s' has "
                        "'/', '\\', '..' or control characters", name);
+  /* encrypted or compressed: listed, not read (its CRC is of bytes
+   * darrayio does not see) */
+  int method = (int)get16(b + 10);
   if (get16(b + 8) & 1)
-    return darray__err(msg, DARRAY_ENOTSUP, ".npz: member '%s' is "
-                       "encrypted", name);
-  if (get16(b + 10) != 0)
-    return darray__err(msg, DARRAY_ENOTSUP, ".npz: member '%s' is "
-                       "compressed (method %d): darrayio reads stored "
-                       "members only (numpy.savez, not savez_compressed)",
-                       name, (int)get16(b + 10));
+    snprintf(m->why, sizeof m->why, "encrypted");
+  else if (method != 0)
+    snprintf(m->why, sizeof m->why, "compressed (method %d): darrayio reads "
+             "stored members (numpy.savez, not savez_compressed)", method);
+  bool stored = m->why[0] == '\0';
   int64_t csize = get32(b + 20), usize = get32(b + 24), lh = get32(b + 42);
   int rc = zip64_field(b + 46 + nlen, elen, &usize, &csize, &lh, msg);
-  if (rc == DARRAY_SUCCESS && (csize != usize || usize == MAX32 ||
+  if (rc == DARRAY_SUCCESS && ((stored && csize != usize) ||
+                               usize == MAX32 || csize == MAX32 ||
                                lh == MAX32))
     rc = bad(msg, "a stored member's sizes disagree or lack ZIP64 fields");
   memcpy(m->info.name, name, (size_t)nlen - 3);
-  m->info.crc32 = (uint32_t)get32(b + 16);
-  m->info.has_crc = 1;
+  m->info.status = stored ? DARRAY_SUCCESS : DARRAY_ENOTSUP;
+  m->info.crc32 = stored ? (uint32_t)get32(b + 16) : 0;
+  m->info.has_crc = stored;
   m->lh_off = lh;
-  m->info.bytes = usize; /* the member's bytes until the header is read */
+  m->info.bytes = csize; /* the member's bytes until the header is read */
   return rc;
 }
 
@@ -190,7 +204,16 @@ static int local(fmt_reader_t *r, const dir_t *d, fmt_member_t *m,
                        "bytes) reaches past the central directory",
                        m->info.name, (long long)size);
   m->lh_len = start - m->lh_off;
+  if (m->info.status != DARRAY_SUCCESS) { /* compressed or encrypted */
+    m->info.offset = start;
+    return DARRAY_SUCCESS;
+  }
   rc = darray__npy_read(r, start, size, m, msg);
+  if (rc == DARRAY_ENOTSUP) { /* listed, not read */
+    snprintf(m->why, sizeof m->why, "%s", msg);
+    msg[0] = '\0';
+    return DARRAY_SUCCESS;
+  }
   if (rc != DARRAY_SUCCESS && strncmp(msg, ".npz", 4) != 0) {
     char inner[DARRAY_ERRMSG_LEN];
     memcpy(inner, msg, sizeof inner);
@@ -202,6 +225,27 @@ static int local(fmt_reader_t *r, const dir_t *d, fmt_member_t *m,
 static int by_offset(const void *p, const void *q) {
   const fmt_member_t *a = p, *b = q;
   return a->lh_off < b->lh_off ? -1 : a->lh_off > b->lh_off;
+}
+
+static int by_name(const void *p, const void *q) {
+  const fmt_member_t *const *a = p, *const *b = q;
+  return strcmp((*a)->info.name, (*b)->info.name);
+}
+
+int darray__zip_unique(const fmt_member_t *m, int n, char *msg) {
+  const fmt_member_t **s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
+  if (s == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    s[i] = &m[i];
+  qsort(s, (size_t)n, sizeof *s, by_name);
+  int rc = DARRAY_SUCCESS;
+  for (int i = 1; i < n && rc == DARRAY_SUCCESS; i++)
+    if (strcmp(s[i - 1]->info.name, s[i]->info.name) == 0)
+      rc = darray__err(msg, DARRAY_EFORMAT, ".npz: two members are named "
+                       "'%s'", s[i]->info.name);
+  free(s);
+  return rc;
 }
 
 /* Members must not overlap nor share a name. */
@@ -217,12 +261,7 @@ static int disjoint(fmt_member_t *m, int n, char *msg) {
       rc = darray__err(msg, DARRAY_EFORMAT, ".npz: members '%s' and '%s' "
                        "overlap", s[i - 1].info.name, s[i].info.name);
   free(s);
-  for (int i = 0; i < n && rc == DARRAY_SUCCESS; i++)
-    for (int j = i + 1; j < n && rc == DARRAY_SUCCESS; j++)
-      if (strcmp(m[i].info.name, m[j].info.name) == 0)
-        rc = darray__err(msg, DARRAY_EFORMAT, ".npz: two members are "
-                         "named '%s'", m[i].info.name);
-  return rc;
+  return rc == DARRAY_SUCCESS ? darray__zip_unique(m, n, msg) : rc;
 }
 
 /* The directory's entries into z->m. */
@@ -242,6 +281,9 @@ static int entries(fmt_reader_t *r, const dir_t *d, fmt_file_t *z,
       rc = local(r, d, &z->m[i], msg);
     z->n = (int)i + 1;
   }
+  if (rc == DARRAY_SUCCESS && k != d->cd) /* a count cut at 0xFFFF, say */
+    rc = bad(msg, "the central directory holds more than its count of "
+                  "entries");
   free(b);
   return rc == DARRAY_SUCCESS ? disjoint(z->m, z->n, msg) : rc;
 }
