@@ -962,10 +962,21 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *
  * Sizes accept a k, m or g suffix (powers of 1024).
  *
- * Unknown keys in \p info are ignored (MPI's rule: the same info may carry
- * hints for MPI-IO, which is passed it with the mpiio backend). Unknown keys
- * or malformed values in `DARRAYIO_HINTS`, and malformed values of known keys
- * in \p info, are errors. All processes must pass the same hints.
+ * A key of \p info that starts with `darray_` and is none of the hints
+ * above is an error (`DARRAY_EHINT`, the message naming the key and the
+ * nearest known hint: `darray_stratgy` is not taken for nothing). Other
+ * unknown keys in \p info are ignored (MPI's rule: the same info may carry
+ * hints for MPI-IO, which is passed it with the mpiio backend, such as
+ * ROMIO's `romio_no_indep_rw`, or MPI's `access_style`). Unknown keys
+ * (any prefix) or malformed values in `DARRAYIO_HINTS`, and malformed
+ * values of known keys in \p info, are errors. All processes must pass the
+ * same hints; a bad key on one process fails the open on every process.
+ *
+ * \p path must be a file darrayio can read or write at an offset: a
+ * regular file, a block device or a character device that seeks
+ * (`/dev/null`). A FIFO, a socket or a character device that cannot seek
+ * is refused (`DARRAY_ENOTSUP`), at once, read-only too (the open does
+ * not wait for a FIFO's writer).
  *
  * The first open on a communicator finds how many of its processes share a
  * node (one allreduce on a single node) for the planner's cycle cost and
@@ -982,7 +993,8 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  * \retval DARRAY_ENULL \p path or \p f is NULL
  * \retval DARRAY_ECOMM \p comm is MPI_COMM_NULL or an intercommunicator
  * \retval DARRAY_EMODE invalid \p mode
- * \retval DARRAY_EHINT an unknown or malformed hint; `darray_backend` =
+ * \retval DARRAY_EHINT an unknown `darray_` key or a malformed hint (the
+ *         message names the nearest known key); `darray_backend` =
  *         `subfiles` without a `striping_unit` > 0 or a
  *         `striping_factor` in 1..1024; a hint contradicting an existing
  *         subfile descriptor's record
@@ -993,9 +1005,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *         the descriptor's logical size implies (truncated); whatever the
  *         hints (without #DARRAY_MODE_TRUNC): the file starts as a subfile
  *         descriptor but its record is malformed (another version, cut
- *         short)
+ *         short, a unit outside 1..2^40, a factor outside 1..1024)
+ * \retval DARRAY_ENOTSUP \p path (or one of its subfiles) is a FIFO, a
+ *         socket or a character device that cannot seek
  * \retval DARRAY_EACCESS permission denied
- * \retval DARRAY_EISDIR \p path is a directory
+ * \retval DARRAY_EISDIR \p path (or one of its subfiles) is a directory
  * \retval DARRAY_EIO another open error
  * \retval DARRAY_EINCONSISTENT processes passed different paths, modes or hints
  * \retval DARRAY_ENOMEM out of memory
@@ -1359,7 +1373,9 @@ DARRAY_API int darray_file_stats_summary(darray_file_t f,
  * = 0, or more than the file's processes, reads back as the number of
  * processes, each of which aggregates), and buffer sizes as lowered by
  * `darray_temp_limit`. `DARRAYIO_PRINT_HINTS=1` in the environment makes
- * rank 0 print every hint in effect on stderr when a file opens.
+ * rank 0 print every hint in effect on stderr when a file opens, one
+ * `key=value` a line after a line naming the file, each line begun with
+ * `darrayio: `.
  * \param f the file
  * \param key a hint name, such as "cb_buffer_size"
  * \param[out] value buffer for the value as text
@@ -1802,7 +1818,9 @@ typedef struct darray_member_info {
  *         members is refused
  * \retval DARRAY_EIO, DARRAY_ENOENT, DARRAY_EACCESS, DARRAY_EHINT,
  *         DARRAY_ECOMM, DARRAY_EINCONSISTENT, DARRAY_EREMOTE,
- *         DARRAY_ENOMEM as for darray_file_open()
+ *         DARRAY_ENOMEM, DARRAY_EISDIR as for darray_file_open(), and
+ *         DARRAY_ENOTSUP for a FIFO or socket at \p path (at once, read-only
+ *         too)
  */
 DARRAY_API int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
                                    MPI_Info info, darray_file_t *f);
@@ -2234,7 +2252,8 @@ typedef struct darray_plan_row {
  * \retval DARRAY_ENULL \p rows or \p nfilled is NULL
  * \retval DARRAY_ECOMM \p a is not a virtual array
  * \retval DARRAY_ESTATE \p a is not committed
- * \retval DARRAY_EHINT a hint's value is invalid (message names it)
+ * \retval DARRAY_EHINT a hint's value is invalid, or a `darray_` key is no
+ *         hint (message names it, and the nearest known key)
  * \retval DARRAY_EINVAL \p nrows is smaller than the table
  * \retval DARRAY_ESIZE displacement + array bytes overflow 64 bits
  * \retval DARRAY_ENOMEM out of memory

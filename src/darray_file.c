@@ -116,23 +116,11 @@ static int open_args(darray_file_t f, const char *path, int mode,
   return rc;
 }
 
-/* Every hint in effect as "key=value" pairs joined by sep, into buf. */
-static void hints_text(const darray_hints_t *h, const char *sep, char *buf,
-                       size_t n) {
-  size_t k = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < darray__hints_count() && k < n; i++) {
-    char v[64];
-    darray__hints_get(h, darray__hints_key(i), v, sizeof v);
-    k += (size_t)snprintf(buf + k, n - k, "%s%s=%s", i ? sep : "",
-                          darray__hints_key(i), v);
-  }
-}
-
 /* The hints as the file uses them: a value that means "chosen by the
  * library" (cb_nodes = 0, or more aggregators than processes) becomes the
  * choice, so that darray_file_get_hint and darray_file_get_info answer
- * with what is in effect. DARRAYIO_PRINT_HINTS=1: rank 0 prints them. */
+ * with what is in effect. DARRAYIO_PRINT_HINTS=1: rank 0 prints them, one
+ * a line. */
 static void settle_hints(darray_file_t f, const char *path) {
   darray_hints_t *h = &f->hints;
   if (h->cb_nodes <= 0 || h->cb_nodes > f->nprocs)
@@ -140,10 +128,10 @@ static void settle_hints(darray_file_t f, const char *path) {
   const char *pr = getenv("DARRAYIO_PRINT_HINTS");
   if (pr == NULL || pr[0] == '\0' || strcmp(pr, "0") == 0 || f->rank != 0)
     return;
-  char text[2048], sp[DARRAY_PATH_SHOWN + 8];
-  hints_text(h, ", ", text, sizeof text);
-  fprintf(stderr, "darrayio: hints of '%s' (%d processes): %s\n",
-          darray__short_path(path, sp, sizeof sp), f->nprocs, text);
+  char head[DARRAY_PATH_SHOWN + 64], sp[DARRAY_PATH_SHOWN + 8];
+  snprintf(head, sizeof head, "hints of '%s' (%d processes), one a line:",
+           darray__short_path(path, sp, sizeof sp), f->nprocs);
+  darray__hints_print(h, head, stderr);
 }
 
 /* What a synchronization costs (wait.c; darray_cb_cycle_ns, unless the

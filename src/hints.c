@@ -4,8 +4,13 @@
  *
  * hints.c - the typed hint table: defaults, MPI_Info, DARRAYIO_HINTS.
  *
- * One table drives parsing, printing and validation. Names follow ROMIO's
- * where the meaning is the same, so users bring their habits with them.
+ * One table drives parsing, printing and validation: the known keys are
+ * its keys, wherever hints are taken (darray_file_open, the datasets'
+ * open through it, darray_plan_virtual). Names follow ROMIO's where the
+ * meaning is the same, so users bring their habits with them; a key of
+ * darrayio's own prefix, darray_, that the table does not know is an
+ * error naming the nearest known key (a misspelling never goes unseen),
+ * any other unknown key in an MPI_Info is left to MPI, as MPI requires.
  */
 #include "hints.h"
 
@@ -169,6 +174,58 @@ static const hint_def_t *find_hint(const char *key) {
   return NULL;
 }
 
+/* The edit distance (insertions, deletions, substitutions) between a and
+ * b; the first HINT_KEY_MAX characters of each count. */
+#define HINT_KEY_MAX 256
+static size_t distance(const char *a, const char *b) {
+  size_t m = strnlen(a, HINT_KEY_MAX), n = strnlen(b, HINT_KEY_MAX);
+  size_t row[HINT_KEY_MAX + 1];
+  for (size_t j = 0; j <= n; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= m; i++) {
+    size_t diag = row[0]; /* row i-1, column j-1 */
+    row[0] = i;
+    for (size_t j = 1; j <= n; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best)
+        best = up + 1;
+      if (row[j - 1] + 1 < best)
+        best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[n];
+}
+
+/* The known key nearest to key (the first of the table at the least
+ * distance). */
+static const char *nearest(const char *key) {
+  size_t best = SIZE_MAX;
+  const char *near = hint_table[0].key;
+  for (size_t i = 0; i < NHINTS; i++) {
+    size_t d = distance(key, hint_table[i].key);
+    if (d < best) {
+      best = d;
+      near = hint_table[i].key;
+    }
+  }
+  return near;
+}
+
+/* An unknown key: DARRAY_EHINT, the message (from where: "DARRAYIO_HINTS",
+ * "info") naming it and the nearest known key. */
+static int unknown(const char *where, const char *key, char *msg,
+                   size_t msglen) {
+  snprintf(msg, msglen, "%s: '%.*s' is not a darrayio hint (the nearest "
+           "known hint is '%s')", where, HINT_KEY_MAX, key, nearest(key));
+  return DARRAY_EHINT;
+}
+
+bool darray__hints_ours(const char *key) {
+  return strncmp(key, "darray_", 7) == 0;
+}
+
 /* A non-negative integer with an optional k, m or g suffix (powers of 2). */
 static bool parse_size(const char *v, int64_t *out) {
   if (!isdigit((unsigned char)*v))
@@ -259,8 +316,7 @@ int darray__hints_parse_string(darray_hints_t *h, const char *s, char *msg,
     char *key = darray__trim(item), *val = darray__trim(eq + 1);
     const hint_def_t *def = find_hint(key);
     if (def == NULL) {
-      snprintf(msg, msglen, "DARRAYIO_HINTS: unknown hint '%s'", key);
-      rc = DARRAY_EHINT;
+      rc = unknown("DARRAYIO_HINTS", key, msg, msglen);
     } else {
       rc = set_hint(h, def, val, msg, msglen);
     }
@@ -273,6 +329,23 @@ int darray__hints_from_info(darray_hints_t *h, MPI_Info info, char *msg,
                             size_t msglen) {
   if (info == MPI_INFO_NULL)
     return DARRAY_SUCCESS;
+  /* a key of darrayio's prefix that names no hint is a misspelling; any
+   * other key belongs to MPI, to its I/O layer or to another library */
+  int nkeys = 0;
+  char key[MPI_MAX_INFO_KEY + 1];
+  if (MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS) {
+    snprintf(msg, msglen, "MPI_Info_get_nkeys(info) failed");
+    return DARRAY_EMPI;
+  }
+  for (int k = 0; k < nkeys; k++) {
+    if (MPI_Info_get_nthkey(info, k, key) != MPI_SUCCESS) {
+      snprintf(msg, msglen, "MPI_Info_get_nthkey(info, %d) failed", k);
+      return DARRAY_EMPI;
+    }
+    key[MPI_MAX_INFO_KEY] = '\0';
+    if (darray__hints_ours(key) && find_hint(key) == NULL)
+      return unknown("info", key, msg, msglen);
+  }
   char val[MPI_MAX_INFO_VAL + 1];
   for (size_t i = 0; i < NHINTS; i++) {
     int flag = 0;
@@ -303,6 +376,18 @@ int darray__hints_get(const darray_hints_t *h, const char *key, char *value,
   else
     n = snprintf(value, len, "%" PRId64, *(const int64_t *)field);
   return n < 0 || (size_t)n >= len ? DARRAY_EINVAL : DARRAY_SUCCESS;
+}
+
+void darray__hints_print(const darray_hints_t *h, const char *head,
+                         FILE *out) {
+  char text[NHINTS * 96 + 256], v[64];
+  size_t k = (size_t)snprintf(text, sizeof text, "darrayio: %s\n", head);
+  for (size_t i = 0; i < NHINTS && k < sizeof text; i++) {
+    darray__hints_get(h, hint_table[i].key, v, sizeof v);
+    k += (size_t)snprintf(text + k, sizeof text - k, "darrayio:   %s=%s\n",
+                          hint_table[i].key, v);
+  }
+  fputs(text, out); /* one call: the lines stay together */
 }
 
 int darray__hints_count(void) { return (int)NHINTS; }

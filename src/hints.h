@@ -128,11 +128,15 @@ typedef struct darray_hints {
 DARRAY_HIDDEN void darray__hints_default(darray_hints_t *h);
 /* After parsing: lower the buffer sizes to darray_temp_limit, if set. */
 DARRAY_HIDDEN void darray__hints_apply_limit(darray_hints_t *h);
-/* Apply one "key=value;key=value" string; strict: unknown keys are errors.
- * On error writes a message naming the key into msg. */
+/* Apply one "key=value;key=value" string; strict: unknown keys are errors
+ * (any prefix; the message names the nearest known key). On error writes a
+ * message naming the key into msg. */
 DARRAY_HIDDEN int darray__hints_parse_string(darray_hints_t *h, const char *s,
                                              char *msg, size_t msglen);
-/* Apply the known keys of an MPI_Info (unknown ones are ignored). */
+/* Apply the known keys of an MPI_Info: a key of darrayio's prefix
+ * (darray__hints_ours) that no hint has is DARRAY_EHINT, the message naming
+ * it and the nearest known key; other unknown keys are ignored (MPI's,
+ * ROMIO's). */
 DARRAY_HIDDEN int darray__hints_from_info(darray_hints_t *h, MPI_Info info,
                                           char *msg, size_t msglen);
 /* A file's hints: the defaults, then info's keys, then DARRAYIO_HINTS's,
@@ -148,6 +152,14 @@ DARRAY_HIDDEN const char *darray__strategy_name(int i);
 /* Text value of a hint; returns DARRAY_EHINT for unknown keys. */
 DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
                                     char *value, size_t len);
+
+/* Whether key has darrayio's own prefix, "darray_". */
+DARRAY_HIDDEN bool darray__hints_ours(const char *key);
+/* Every hint of h, one "key=value" a line, after the line head, each line
+ * begun with "darrayio: ", written to out with one call
+ * (DARRAYIO_PRINT_HINTS). */
+DARRAY_HIDDEN void darray__hints_print(const darray_hints_t *h,
+                                       const char *head, FILE *out);
 
 /* The hint table, entry by entry: how many hints there are, the key of
  * hint i (NULL past the end) and hint i's value in h as a number (an

@@ -57,6 +57,9 @@ case $name in
   test_overflow) nps="1 2" ;;
   test_subfiles) nps="1 2 3 4" ;; # S = 1..4 subfiles at every P
   test_delete) nps="1 2" ;; # local: one process deletes, or all at once
+  test_special) nps="1 2 3" ;; # rank 0 opens first, the others wait
+  test_subfiles_close) nps="2 3" ;; # two halves of COMM_WORLD
+  test_hint_names) nps="1 2 3" ;; # 2, 3: a key on the last rank only
   test_advisor) nps="1 2 4" ;; # local, but compared with the planner at P
   test_templimit) nps="1 2 3" ;;
   test_colls) nps="1 2 3 4" ;; # P = 1: no rows; 4: two-phase's 4 streams

@@ -14,8 +14,11 @@
 #   - errors: a missing set, a file that is not a descriptor, a missing
 #     and a truncated subfile, an existing output without --force give
 #     status 1 and a message naming the file; `split --force` onto a set
-#     of another factor removes the old subfiles; usage errors give 2;
-#     --help and --version 0.
+#     of another factor removes the old subfiles; a FIFO in place of a
+#     subfile or of split's input is refused at once (under timeout); a
+#     sparse 2^62-byte subfile whose logical end passes 2^63 - 1 is status
+#     1 naming it (where /dev/shm or the test directory holds one); usage
+#     errors give 2; --help and --version 0.
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher.
 
@@ -94,6 +97,43 @@ head -c 50 s74.dat.sub2of4 >cut && mv cut s74.dat.sub2of4
 run 1 "truncated" join s74.dat x2.dat && run 1 "s74.dat.sub2of4" join s74.dat x2.dat
 rm -f s74.dat.sub1of4
 run 1 "s74.dat.sub1of4" join s74.dat x3.dat
+
+# A FIFO where a subfile or the input is: refused at once (status 1, the
+# message naming it), not a wait for a writer; timeout is the watchdog
+# (status 124: a hang)
+run 0 "" split --unit 7 --factor 2 plain.dat pipe.dat
+rm -f pipe.dat.sub1of2 && mkfifo pipe.dat.sub1of2 && mkfifo in.fifo || exit 99
+timeout 20 "$tool" join pipe.dat xp.dat >"$out" 2>&1
+got=$?
+cli_expect "darray-subfile join (a FIFO subfile)" 1 "pipe.dat.sub1of2"
+cli_expect "darray-subfile join (a FIFO subfile)" 1 "FIFO"
+timeout 20 "$tool" split --unit 8 --factor 2 in.fifo xs.dat >"$out" 2>&1
+got=$?
+cli_expect "darray-subfile split (a FIFO input)" 1 "FIFO"
+
+# A sparse subfile of 2^62 bytes in a set of 4 stripes of 2^40 bytes: its
+# last byte's logical offset passes 2^63 - 1 (the join's arithmetic
+# overflowed, and the set joined as empty); where a file system here
+# (tmpfs at /dev/shm, or the test directory) holds such a file
+big=
+for d in /dev/shm "$tmp"; do
+  b=$(mktemp -d "$d/subfile_big.XXXXXX" 2>/dev/null) || continue
+  : >"$b/empty"
+  "$tool" split --unit 1099511627776 --factor 4 "$b/empty" "$b/big" \
+    >/dev/null 2>&1 &&
+    truncate -s 4611686018427387904 "$b/big.sub0of4" 2>/dev/null &&
+    big=$b && break
+  rm -rf "$b"
+done
+if [ -n "$big" ]; then
+  run 1 "would pass 2^63 - 1" join "$big/big" "$big/joined"
+  run 1 "big.sub0of4" join "$big/big" "$big/joined"
+  [ -e "$big/joined" ] && [ -s "$big/joined" ] &&
+    { echo "FAIL: join wrote bytes for an impossible set"; fails=$((fails + 1)); }
+  rm -rf "$big"
+else
+  echo "skip: no file system here holds a sparse 2^62-byte file"
+fi
 
 [ $fails -eq 0 ] || exit 1
 echo "subfile_cli: all checks passed"

@@ -100,6 +100,35 @@ static int write_at(int fd, const char *buf, int64_t n, int64_t off) {
   return 0;
 }
 
+/* Open path for reading without blocking (a FIFO's open would wait for a
+ * writer), refusing what has no offsets to read at; -1 once the message
+ * (what: "cannot open", ...) is printed. */
+static int open_in(const char *path, struct stat *st, const char *what) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0)
+    return fail(what, path), -1;
+  int fl = fcntl(fd, F_GETFL);
+  const char *kind = NULL;
+  if (fstat(fd, st) != 0 || fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK)) {
+    fail(what, path);
+    close(fd);
+    return -1;
+  }
+  if (S_ISFIFO(st->st_mode))
+    kind = "a FIFO (named pipe)";
+  else if (S_ISSOCK(st->st_mode))
+    kind = "a socket";
+  else if (S_ISDIR(st->st_mode))
+    kind = "a directory";
+  if (kind != NULL) {
+    fprintf(stderr, "%s: %s '%s': it is %s, not a file to read at an "
+            "offset\n", prog, what, path, kind);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 static int open_out(const char *path, int force) {
   int fl = O_WRONLY | O_CREAT | O_TRUNC | (force ? 0 : O_EXCL);
   return open(path, fl, 0666);
@@ -146,6 +175,21 @@ static int64_t expect(const set_t *s, int64_t j, int64_t size) {
                 : j == jl ? row * s->unit + rem : row * s->unit;
 }
 
+/* The logical end of subfile j's z bytes: its last byte's logical offset
+ * plus one (0 for an empty subfile), or -1 where that passes 2^63 - 1
+ * (a sparse subfile of 2^62 bytes in a set of 4). */
+static int64_t logical_end(const set_t *s, int64_t j, int64_t z) {
+  if (z <= 0)
+    return 0;
+  int64_t row = (z - 1) / s->unit, w = (z - 1) % s->unit, k, at, end;
+  if (__builtin_mul_overflow(row, s->factor, &k) ||
+      __builtin_add_overflow(k, j, &k) ||
+      __builtin_mul_overflow(k, s->unit, &at) ||
+      __builtin_add_overflow(at, w + 1, &end))
+    return -1;
+  return end;
+}
+
 /* Open every subfile; the logical size grows to what they hold (a writer
  * that stopped before its close), and none is shorter than the record. */
 static int open_parts(const char *path, set_t *s) {
@@ -153,9 +197,9 @@ static int open_parts(const char *path, set_t *s) {
   for (int64_t j = 0; j < s->factor; j++) {
     name_of(path, j, s->factor, name, sizeof name);
     struct stat st;
-    s->fd[j] = open(name, O_RDONLY);
-    if (s->fd[j] < 0 || fstat(s->fd[j], &st) != 0)
-      return fail("cannot open subfile", name);
+    s->fd[j] = open_in(name, &st, "cannot open subfile");
+    if (s->fd[j] < 0)
+      return 1;
     int64_t z = (int64_t)st.st_size, want = expect(s, j, s->size);
     if (z < want) {
       fprintf(stderr, "%s: subfile '%s' is truncated: %" PRId64 " bytes, "
@@ -163,11 +207,14 @@ static int open_parts(const char *path, set_t *s) {
               prog, name, z, s->size, want);
       return 1;
     }
-    if (z > 0) { /* its last byte's logical offset */
-      int64_t row = (z - 1) / s->unit, w = (z - 1) % s->unit;
-      int64_t end = (row * s->factor + j) * s->unit + w + 1;
-      s->size = end > s->size ? end : s->size;
+    int64_t end = logical_end(s, j, z);
+    if (end < 0) {
+      fprintf(stderr, "%s: subfile '%s' holds %" PRId64 " bytes: its last "
+              "byte's logical offset would pass 2^63 - 1 (unit %" PRId64
+              ", factor %" PRId64 ")\n", prog, name, z, s->unit, s->factor);
+      return 1;
     }
+    s->size = end > s->size ? end : s->size;
   }
   return 0;
 }
@@ -234,9 +281,9 @@ static int replace_set(const char *path) {
 static int split(const char *in, const char *path, set_t *s, int force) {
   char name[4096], rec[RECORD_LEN + 1];
   struct stat st;
-  int fd = open(in, O_RDONLY);
-  if (fd < 0 || fstat(fd, &st) != 0)
-    return fail("cannot open", in);
+  int fd = open_in(in, &st, "cannot open");
+  if (fd < 0)
+    return 1;
   if (force && replace_set(path) != 0) {
     close(fd);
     return 1;

@@ -139,6 +139,21 @@ DARRAY_HIDDEN extern const io_sys_t darray__io_sys_libc;
 /* open(2)'s flags for a darrayio mode (DARRAY_MODE_*); O_TRUNC only for
  * the process that creates the file (first) */
 DARRAY_HIDDEN int darray__io_posix_flags(int mode, bool first);
+/* Open path (flags: open(2)'s) through f's system calls into *fd, without
+ * blocking: a directory is DARRAY_EISDIR, a FIFO, a socket or a character
+ * device that cannot seek DARRAY_ENOTSUP (nothing stays open), the message
+ * naming path; a failed open the system error's code (f->err_errno). */
+DARRAY_HIDDEN int darray__io_posix_open_path(io_file_t *f, const char *path,
+                                             int flags, int *fd, char *msg,
+                                             size_t msglen);
+/* The same refusal from path's stat(2), for a back end that opens the file
+ * by other means (mpiio); DARRAY_SUCCESS when path cannot be looked at
+ * (the open that follows reports why). Local. */
+DARRAY_HIDDEN int darray__io_check_kind(const char *path, char *msg,
+                                        size_t msglen);
+/* path less a ROMIO file-system prefix ("ufs:", "nfs:", "lustre:" ...):
+ * the name the system knows (io_lock.c). */
+DARRAY_HIDDEN const char *darray__io_system_path(const char *path);
 /* darray_direct_write: open f's O_DIRECT descriptor beside f->fd (posix,
  * and each subfile of a set), or say in f->direct_why why not */
 DARRAY_HIDDEN void darray__io_posix_direct(io_file_t *f, const char *path,
@@ -267,6 +282,13 @@ DARRAY_HIDDEN int darray__io_unlock(io_call_t *c, int64_t off, int64_t len);
  * call takes locks and no lock it holds covers the range. */
 DARRAY_HIDDEN bool darray__io_write_needs_lock(const io_call_t *c,
                                                int64_t off, int64_t len);
+
+/* An exclusive lock of fd's first byte, waited for (on), or its release:
+ * the subfile record's read-modify-write (io_subfiles_meta.c), whatever
+ * the darray_concurrent_writers hint; directly, no fault target.
+ * DARRAY_ENOTSUP (nothing done) when fd takes no locks, DARRAY_ELOCK
+ * (errno set) when the lock fails. */
+DARRAY_HIDDEN int darray__io_fd_lock(int fd, bool on);
 
 /* Transfer through a file's back end, counting calls and bytes. */
 DARRAY_HIDDEN int darray__io_pread(io_call_t *c, void *buf, int64_t len,

@@ -88,8 +88,7 @@ static bool probe(int fd, int *cmd) {
   return false;
 }
 
-/* The path the system knows: ROMIO's "ufs:", "nfs:", "lustre:" ... off. */
-static const char *system_path(const char *path) {
+const char *darray__io_system_path(const char *path) {
   const char *c = path;
   while ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')
     c++;
@@ -105,7 +104,7 @@ void darray__io_lock_setup(io_file_t *f, const char *path, int mode,
   int fd = f->fd;
   if (fd < 0) { /* mpiio: a descriptor of our own, for the locks alone */
     do
-      fd = open(system_path(path), O_RDWR);
+      fd = open(darray__io_system_path(path), O_RDWR);
     while (fd < 0 && errno == EINTR);
     if (fd < 0)
       return;
@@ -188,6 +187,25 @@ int darray__io_unlock(io_call_t *c, int64_t off, int64_t len) {
       ;
     return lock_failed(c, rc);
   }
+  return DARRAY_SUCCESS;
+}
+
+int darray__io_fd_lock(int fd, bool on) {
+  int cmd = F_SETLKW;
+  if (on && !probe(fd, &cmd))
+    return DARRAY_ENOTSUP;
+#ifdef LOCK_CMD_OFD
+  if (!on && query(fd, LOCK_GET_OFD))
+    cmd = LOCK_CMD_OFD;
+#endif
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = on ? F_WRLCK : F_UNLCK;
+  fl.l_whence = SEEK_SET;
+  fl.l_len = 1;
+  while (fcntl(fd, cmd, &fl) != 0)
+    if (errno != EINTR)
+      return DARRAY_ELOCK;
   return DARRAY_SUCCESS;
 }
 

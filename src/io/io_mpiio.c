@@ -5,6 +5,7 @@
  * io_mpiio.c - the MPI-IO back end: MPI_File_read_at / write_at, so that
  * any file system MPI-IO reaches (through ROMIO's drivers, say) works.
  */
+#include "agree.h"
 #include "io/io.h"
 
 #include <errno.h>
@@ -79,6 +80,14 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   if (mode & DARRAY_MODE_CREATE)
     amode |= MPI_MODE_CREATE;
   f->fh = MPI_FILE_NULL;
+  /* A FIFO opened for reading would hold MPI_File_open until a writer
+   * comes: each process looks at the path first, and all agree before the
+   * collective open (a path made a FIFO between the look and the open
+   * still waits: the look cannot be the open itself here). */
+  int rc = darray__io_check_kind(darray__io_system_path(path), msg, msglen);
+  rc = darray__agree(comm, rc, msg);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   errno = 0;
   const char *call = "MPI_File_open";
   int err = MPI_File_open(comm, (char *)path, amode, info, &f->fh);

@@ -130,27 +130,88 @@ int darray__io_posix_flags(int mode, bool first) {
   return fl;
 }
 
-static int open_one(io_file_t *f, const char *path, int flags, char *msg,
-                    size_t msglen) {
+/* What a file of this kind is called in a refusal, or NULL when darrayio
+ * opens it: a regular file, a block device, a character device that seeks
+ * (fd >= 0: asked of fd; else of path, opened for the question alone,
+ * without blocking). A FIFO or a socket has no positions: a read-only open
+ * of a FIFO waits for a writer, its reads take another process's bytes. */
+static const char *unseekable(const struct stat *st, int fd,
+                              const char *path) {
+  if (S_ISFIFO(st->st_mode))
+    return "a FIFO (named pipe)";
+  if (S_ISSOCK(st->st_mode))
+    return "a socket";
+  if (!S_ISCHR(st->st_mode))
+    return NULL;
+  int own = fd < 0 ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : fd;
+  bool seeks = own >= 0 && lseek(own, 0, SEEK_CUR) >= 0;
+  if (own >= 0 && fd < 0)
+    close(own);
+  return seeks || (own < 0 && fd < 0) ? NULL
+                                       : "a character device that cannot "
+                                         "seek";
+}
+
+/* The refusal of what st (of path, open as fd or -1) describes, or
+ * DARRAY_SUCCESS: a directory is DARRAY_EISDIR, a file without positions
+ * DARRAY_ENOTSUP, the message naming path and its kind. */
+static int refuse_kind(const struct stat *st, int fd, const char *path,
+                       char *msg, size_t msglen) {
+  char sp[DARRAY_PATH_SHOWN + 1];
+  const char *shown = darray__short_path(path, sp, sizeof sp);
+  if (S_ISDIR(st->st_mode)) {
+    snprintf(msg, msglen, "open('%s'): is a directory", shown);
+    return DARRAY_EISDIR;
+  }
+  const char *what = unseekable(st, fd, path);
+  if (what == NULL)
+    return DARRAY_SUCCESS;
+  snprintf(msg, msglen, "'%s' is %s, not a file darrayio can read or write "
+           "at an offset (a regular file, a block device or a character "
+           "device that seeks)", shown, what);
+  return DARRAY_ENOTSUP;
+}
+
+int darray__io_check_kind(const char *path, char *msg, size_t msglen) {
+  struct stat st;
+  if (stat(path, &st) != 0) /* the open that follows says what is wrong */
+    return DARRAY_SUCCESS;
+  return refuse_kind(&st, -1, path, msg, msglen);
+}
+
+int darray__io_posix_open_path(io_file_t *f, const char *path, int flags,
+                               int *out, char *msg, size_t msglen) {
   int fd;
-  do
-    fd = sys(f)->open(f, path, flags, 0666);
+  do /* O_NONBLOCK: a FIFO's open for reading would wait for a writer */
+    fd = sys(f)->open(f, path, flags | O_NONBLOCK, 0666);
   while (fd < 0 && errno == EINTR);
   char sp[DARRAY_PATH_SHOWN + 1];
+  struct stat st;
+  int rc = DARRAY_SUCCESS;
   if (fd < 0) {
     f->err_errno = errno;
+    if (errno == ENXIO && stat(path, &st) == 0 && /* a socket */
+        (rc = refuse_kind(&st, -1, path, msg, msglen)) != DARRAY_SUCCESS)
+      return rc;
     snprintf(msg, msglen, "open('%s'): %s",
              darray__short_path(path, sp, sizeof sp), strerror(f->err_errno));
     return darray__io_errno_code(f->err_errno);
   }
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    close(fd);
-    snprintf(msg, msglen, "open('%s'): is a directory",
-             darray__short_path(path, sp, sizeof sp));
-    return DARRAY_EISDIR;
+  int fl = fcntl(fd, F_GETFL);
+  if (fstat(fd, &st) != 0 || fl < 0 ||
+      fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    f->err_errno = errno;
+    snprintf(msg, msglen, "open('%s'): %s",
+             darray__short_path(path, sp, sizeof sp), strerror(f->err_errno));
+    rc = darray__io_errno_code(f->err_errno);
+  } else {
+    rc = refuse_kind(&st, fd, path, msg, msglen);
   }
-  f->fd = fd;
+  if (rc != DARRAY_SUCCESS) {
+    close(fd);
+    return rc;
+  }
+  *out = fd;
   return DARRAY_SUCCESS;
 }
 
@@ -192,7 +253,8 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   f->fd = -1;
   rc = darray__io_fault_setup(f, rank, msg, msglen);
   if (rank == 0 && rc == DARRAY_SUCCESS)
-    rc = open_one(f, path, darray__io_posix_flags(mode, true), msg, msglen);
+    rc = darray__io_posix_open_path(f, path, darray__io_posix_flags(mode,
+                                    true), &f->fd, msg, msglen);
   int rc0 = rc;
   MPI_Request req;
   if ((MPI_Ibcast(&rc0, 1, MPI_INT, 0, comm, &req) != MPI_SUCCESS ||
@@ -201,7 +263,8 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
     rc = darray__err(msg, DARRAY_EMPI, "MPI_Bcast failed after rank 0 "
                                        "opened '%s'", path);
   else if (rank != 0 && rc0 == DARRAY_SUCCESS && rc == DARRAY_SUCCESS)
-    rc = open_one(f, path, darray__io_posix_flags(mode, false), msg, msglen);
+    rc = darray__io_posix_open_path(f, path, darray__io_posix_flags(mode,
+                                    false), &f->fd, msg, msglen);
   if (rc == DARRAY_SUCCESS)
     darray__io_posix_direct(f, path, mode);
   return rc;

@@ -19,6 +19,9 @@
 #define SUB_RECORD_LEN 96
 /* The most subfiles of one file (each is a descriptor per process). */
 #define SUB_FACTOR_MAX 1024
+/* The largest stripe unit (the striping_unit hint's and darray-subfile's
+ * bound): 2^40 bytes. */
+#define SUB_UNIT_MAX (INT64_C(1) << 40)
 /* A subfile's name: the descriptor's, then ".sub<j>of<S>". */
 #define SUB_NAME_EXTRA 32
 
@@ -52,7 +55,9 @@ DARRAY_HIDDEN int64_t darray__sub_expect(const sub_layout_t *l, int64_t j,
 DARRAY_HIDDEN void darray__sub_format(const sub_layout_t *l, char *buf);
 /* Parse n bytes that start with SUB_MAGIC: DARRAY_EFORMAT (message naming
  * path in msg) when malformed: another version, fewer than SUB_RECORD_LEN
- * bytes (a record is written whole), a line missing or out of range. */
+ * bytes (a record is written whole), a line missing or out of range
+ * (unit 1 .. SUB_UNIT_MAX, factor 1 .. SUB_FACTOR_MAX, size >= 0: the
+ * message names the field and its range). */
 DARRAY_HIDDEN int darray__sub_parse(const char *buf, size_t n,
                                     const char *path, sub_layout_t *l,
                                     char *msg, size_t msglen);
@@ -69,7 +74,10 @@ DARRAY_HIDDEN int darray__sub_look(const char *path, sub_layout_t *l,
 /* The logical end of f's subfiles as they are now (fstat of each). */
 DARRAY_HIDDEN int darray__sub_logical_end(io_file_t *f, int64_t *end);
 /* Rank 0, writable: pad every subfile to the length the logical end
- * implies, and write the record of that size. */
+ * implies, and write the record of that size; under an exclusive lock of
+ * the record (other handles' closes of the same set, from other
+ * communicators, wait), from the record as it is then on disk, so that
+ * the size recorded only grows. */
 DARRAY_HIDDEN int darray__sub_record(io_file_t *f);
 /* The back end's open, sync and close (io_subfiles_open.c; the table of
  * operations is in io_subfiles.c). */

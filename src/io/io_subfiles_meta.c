@@ -90,12 +90,21 @@ int darray__sub_parse(const char *buf, size_t n, const char *path,
   int got = sscanf(t, SUB_MAGIC "%*d\nunit %" SCNd64 "\nfactor %" SCNd64
                               "\nsize %" SCNd64,
                    &l->unit, &l->factor, &l->size);
-  if (got != 3 || l->unit <= 0 || l->factor < 1 ||
-      l->factor > SUB_FACTOR_MAX || l->size < 0)
+  const char *shown = darray__short_path(path, sp, sizeof sp);
+  if (got != 3)
     return darray__err(msg, DARRAY_EFORMAT, "'%s': malformed subfile "
-                       "descriptor (want lines unit, factor 1..%d, size)",
-                       darray__short_path(path, sp, sizeof sp),
-                       SUB_FACTOR_MAX);
+                       "descriptor (want lines unit, factor, size)", shown);
+  if (l->unit < 1 || l->unit > SUB_UNIT_MAX)
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor's "
+                       "unit %" PRId64 " is out of range (1 .. 2^40 = %"
+                       PRId64 ")", shown, l->unit, SUB_UNIT_MAX);
+  if (l->factor < 1 || l->factor > SUB_FACTOR_MAX)
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor's "
+                       "factor %" PRId64 " is out of range (1 .. %d)", shown,
+                       l->factor, SUB_FACTOR_MAX);
+  if (l->size < 0)
+    return darray__err(msg, DARRAY_EFORMAT, "'%s': subfile descriptor's "
+                       "size %" PRId64 " is negative", shown, l->size);
   (void)msglen;
   return DARRAY_SUCCESS;
 }
@@ -146,7 +155,41 @@ static int pad(io_file_t *f, int64_t j, int64_t want) {
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
-int darray__sub_record(io_file_t *f) {
+/* The record as it is on disk now (another handle of the set, opened by
+ * another communicator, may have grown it since this one was opened):
+ * its size into s->lay.size when larger. DARRAY_EFORMAT (cause in
+ * f->err_text) when it no longer describes this set. */
+static int reread(io_file_t *f) {
+  struct io_subfiles *s = f->sub;
+  char buf[SUB_RECORD_LEN], why[DARRAY_ERRMSG_LEN];
+  ssize_t n;
+  do
+    n = pread(f->fd, buf, sizeof buf, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    f->err_errno = errno;
+    return darray__io_errno_code(errno);
+  }
+  sub_layout_t l;
+  int rc = darray__sub_parse(buf, (size_t)n, s->path, &l, why, sizeof why);
+  if (rc == DARRAY_SUCCESS &&
+      (l.unit != s->lay.unit || l.factor != s->lay.factor))
+    rc = darray__err(why, DARRAY_EFORMAT, "its record now says unit %"
+                     PRId64 ", factor %" PRId64 ", not %" PRId64 " and %"
+                     PRId64, l.unit, l.factor, s->lay.unit, s->lay.factor);
+  if (rc != DARRAY_SUCCESS) {
+    darray__short_text(why, sizeof f->err_text - 1, f->err_text,
+                       sizeof f->err_text);
+    return rc;
+  }
+  if (l.size > s->lay.size)
+    s->lay.size = l.size;
+  return DARRAY_SUCCESS;
+}
+
+/* The size the subfiles imply, never less than the record's: subfiles
+ * padded to it, the record written when it grew. */
+static int record_locked(io_file_t *f) {
   struct io_subfiles *s = f->sub;
   int64_t end;
   int rc = darray__sub_logical_end(f, &end);
@@ -165,6 +208,37 @@ int darray__sub_record(io_file_t *f) {
   rc = darray__io_posix_ops.pwrite(f, rec, SUB_RECORD_LEN, 0);
   if (rc == DARRAY_SUCCESS)
     s->lay.size = end;
+  return rc;
+}
+
+/*
+ * Handles of one set opened by different communicators close at times of
+ * their own, each from the record it read at open: read, compare and write
+ * must be one step, or a close that looked at the subfiles before another
+ * handle's writes and wrote after that handle's close would record less.
+ * The step holds an exclusive lock of subfile 0's first byte: no data
+ * writer locks there (their locks are on the descriptor, over logical
+ * offsets), so only record writers wait for it, and a record writer holds
+ * it with at most one data lock more (pad's), which no one holding a data
+ * lock waits for: no deadlock. A file system without locks gets the step
+ * unlocked, as before.
+ */
+int darray__sub_record(io_file_t *f) {
+  int fd = f->sub->part[0].fd;
+  int rc = darray__io_fd_lock(fd, true);
+  bool held = rc == DARRAY_SUCCESS;
+  if (rc == DARRAY_ELOCK) {
+    f->err_errno = errno;
+    return rc;
+  }
+  rc = reread(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = record_locked(f);
+  if (held && darray__io_fd_lock(fd, false) != DARRAY_SUCCESS &&
+      rc == DARRAY_SUCCESS) {
+    f->err_errno = errno;
+    rc = DARRAY_ELOCK;
+  }
   return rc;
 }
 

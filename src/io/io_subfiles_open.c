@@ -23,29 +23,11 @@
 
 /* ---- open ------------------------------------------------------------- */
 
-/* Open path into h->fd through f's system calls. */
+/* Open path into h->fd through f's system calls (a FIFO, a socket or a
+ * directory refused, io_posix.c). */
 static int open_path(io_file_t *f, io_file_t *h, const char *path, int flags,
                      char *msg, size_t msglen) {
-  int fd;
-  do
-    fd = f->sys->open(f, path, flags, 0666);
-  while (fd < 0 && errno == EINTR);
-  char sp[DARRAY_PATH_SHOWN + 1];
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    close(fd);
-    snprintf(msg, msglen, "open('%s'): is a directory",
-             darray__short_path(path, sp, sizeof sp));
-    return DARRAY_EISDIR;
-  }
-  if (fd < 0) {
-    f->err_errno = errno;
-    snprintf(msg, msglen, "open('%s'): %s",
-             darray__short_path(path, sp, sizeof sp), strerror(errno));
-    return darray__io_errno_code(f->err_errno);
-  }
-  h->fd = fd;
-  return DARRAY_SUCCESS;
+  return darray__io_posix_open_path(f, path, flags, &h->fd, msg, msglen);
 }
 
 /* Rank 0, the descriptor open: a new or empty one gets the record of the

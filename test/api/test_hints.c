@@ -11,7 +11,9 @@
  *  (b) darray_file_get_info returns one key per hint, each with the value
  *      darray_file_get_hint gives, and the documented defaults for a few;
  *  (c) DARRAYIO_PRINT_HINTS=1 makes rank 0 (only) print every hint in
- *      effect on stderr when the file opens.
+ *      effect on stderr when the file opens, one a line (a heading, then
+ *      as many lines as darray_file_get_info has keys, each one key=value
+ *      and under 100 characters).
  * The expected values come from the header's documentation, not from the
  * library.
  */
@@ -130,6 +132,12 @@ static void test_print(const char *path) {
   dup2(saved, 2);
   close(saved);
   close(fd);
+  int nhints = 0;
+  MPI_Info all = MPI_INFO_NULL;
+  if (f != NULL && TU_OK(darray_file_get_info(f, &all))) {
+    MPI_Info_get_nkeys(all, &nhints);
+    MPI_Info_free(&all);
+  }
   if (f != NULL)
     TU_OK(darray_file_close(&f));
   int64_t n = 0;
@@ -139,9 +147,28 @@ static void test_print(const char *path) {
     memcpy(s, text, (size_t)n);
   if (me == 0) {
     TU_CONTAINS(s, "darrayio: hints of '");
-    TU_CONTAINS(s, "cb_nodes=1");
-    TU_CONTAINS(s, "darray_strategy=auto");
-    TU_CONTAINS(s, "cb_buffer_size=4194304");
+    TU_CONTAINS(s, "one a line:\n");
+    TU_CONTAINS(s, "\ndarrayio:   cb_nodes=1\n");
+    TU_CONTAINS(s, "\ndarrayio:   darray_strategy=auto\n");
+    TU_CONTAINS(s, "\ndarrayio:   cb_buffer_size=4194304\n");
+    /* one hint a line: a line per key of darray_file_get_info, and the
+     * heading; each line short and of one key=value */
+    int lines = 0, longest = 0, len = 0, eqs = 0;
+    for (const char *c = s; *c != '\0'; c++) {
+      if (*c == '=')
+        eqs++;
+      if (*c != '\n') {
+        len++;
+        continue;
+      }
+      longest = len > longest ? len : longest;
+      if (lines > 0)
+        TU_EQ_INT(eqs, 1);
+      lines++;
+      len = eqs = 0;
+    }
+    TU_EQ_INT(lines, 1 + nhints);
+    TU_CHECK(longest < 100);
   } else {
     TU_EQ_I64(n, 0); /* one line per open, from rank 0 */
   }

@@ -34,7 +34,8 @@
  * striping_factor=0 and striping_unit=0, a hint contradicting the record
  * (darray_backend=posix given explicitly too, in the info and in
  * DARRAYIO_HINTS: only the default gives way to the record), a record
- * cut short, a missing and a truncated subfile, a dataset on subfiles,
+ * cut short, a record whose unit is 2^41 or 2^62 (out of range, named as
+ * such: it had opened, or been taken for truncation), a missing and a truncated subfile, a dataset on subfiles,
  * and a read past the logical end (DARRAY_EEOF); darray_explain() names
  * the layout and the locks; a write failing on one rank through
  * DARRAYIO_FAULT gives the same code on every rank.

@@ -118,6 +118,26 @@ void bad_files(void) {
     TU_CHECK(truncate(p, 90) == 0);
   MPI_Barrier(MPI_COMM_WORLD);
   open_fails(p, rdwr, "", DARRAY_EFORMAT, "cut short", "record cut short");
+  /* a unit past 2^40 (the striping_unit hint's bound and darray-subfile's):
+   * refused naming the field and the range, not taken as truncation */
+  long long size = 0;
+  const char *sl = rec != NULL ? strstr((const char *)rec, "\nsize ") : NULL;
+  if (tu_rank() == 0 && TU_CHECK(sl != NULL))
+    size = strtoll(sl + 6, NULL, 10);
+  MPI_Bcast(&size, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  for (int e = 41; e <= 62; e += 21) {
+    char r[97], what[40];
+    memset(r, '\n', sizeof r);
+    int k = snprintf(r, sizeof r, "darrayio-subfiles 1\nunit %019lld\n"
+                     "factor %010d\nsize %019lld\n", 1LL << e, 2, size);
+    r[k] = '\n'; /* 96 bytes, padded with blank lines (doc/subfiles.md) */
+    if (tu_rank() == 0)
+      TU_EQ_INT(tu_write_file(p, r, 96), 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    snprintf(what, sizeof what, "unit 2^%d", e);
+    open_fails(p, DARRAY_MODE_RDONLY, "", DARRAY_EFORMAT, "unit", what);
+    TU_CONTAINS(darray_file_errmsg(NULL), "out of range (1 .. 2^40");
+  }
   if (tu_rank() == 0)
     TU_EQ_INT(tu_write_file(p, rec, rn), 0);
   free(rec);
