@@ -1224,6 +1224,33 @@ DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t st
                         const int64_t count[], darray_order_t order,
                         void *buf);
 
+/**
+ * For language bindings: refuse this process's next read or write call on
+ * \p f (local).
+ *
+ * A binding that checks arguments the C calls cannot see (the Fortran
+ * module: the lengths of `start` and `count`) must not return on one
+ * process while the others wait in the collective call. It calls this
+ * function and then makes the call anyway (with any arguments: an empty
+ * section will do): the next darray_write(), darray_read(), their
+ * _section forms or their nonblocking forms on \p f, on this process,
+ * fails with \p code and \p msg as its own argument checks fail. As
+ * every failed check of a collective call, it ends in the call's
+ * agreement: every process returns \p code, the others with the message
+ * "failed on rank R: " \p msg, and no byte moves anywhere. A posted
+ * request is posted, and its completion returns \p code. Other calls on
+ * \p f leave the refusal in place; a second refusal replaces the first.
+ *
+ * \param f    the file
+ * \param code a darrayio error code (negative), e.g. #DARRAY_EINVAL
+ * \param msg  the message, naming the argument (NULL: the code's text)
+ * \retval DARRAY_SUCCESS the next call will fail so
+ * \retval DARRAY_EINVAL \p code is not a darrayio error code
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_file_refuse_next(darray_file_t f, int code,
+                                       const char *msg);
+
 
 /**
  * Explain how a whole-array read or write of \p a through \p f would move

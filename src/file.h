@@ -54,6 +54,10 @@ typedef struct darray_file_s {
   struct gr_cache *groups;
   darray_stats_t stats;
   char errmsg[DARRAY_ERRMSG_LEN];
+  /* darray_file_refuse_next: the code (0: none) and message with which
+   * this process's next read or write call fails (darray_xfer.c) */
+  int refuse_code;
+  char refuse_msg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;
 
 /* Check that f is a live file handle and clear its message. */

@@ -42,6 +42,7 @@ name=${name%.exe}
 case $name in
   test_*_unit) nps="1" ;; # pure index math: one process is enough
   test_errors) nps="2 3" ;;
+  test_section_args) nps="2 3" ;; # a bad box on the last process
   test_faults) nps="2 3" ;;
   test_faults_ext) nps="2 3" ;;
   test_format_faults) nps="1 2 3" ;;
@@ -67,6 +68,7 @@ case $name in
   test_fortran_api) nps="1 2 3 4" ;; # 1 and 4 also run MULTIPARTITION
   test_fortran_async) nps="1 2 3 4" ;; # each darray_async mode
   test_fortran_stop) nps="1 2" ;; # run by fortran_stop.sh: must fail
+  test_fortran_section_args) nps="2 3" ;; # a bad box on the last process
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then
