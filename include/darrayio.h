@@ -799,7 +799,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    extent's blocks (`fallocate`), so that a full disk is
  *    `DARRAY_ENOSPC`, never a signal; a file system without `fallocate`,
  *    a read past the end of the file and a forced call on a file that
- *    cannot be mapped move the runs as `direct` does. Under
+ *    cannot be mapped move the runs as `direct` does. No mapping may
+ *    reach the last page below 2^63 (the system maps no page past the
+ *    largest file offset): a call whose bytes reach it is not mapped
+ *    (`mapped` is no candidate; forced, its runs move as `direct` does).
+ *    Under
  *    `darray_concurrent_writers` = `locked` a window's writes hold a shared
  *    lock over its bytes. `darray_map_window` (bytes, default 16 MiB): the
  *    most of the file one window maps (rounded up to 2 MiB, the page
