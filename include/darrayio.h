@@ -1424,6 +1424,16 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  *    darray_wait() progress.
  *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
  *
+ * **Posting order on several files.** Under `MPI_THREAD_MULTIPLE` a post
+ * calls no MPI (the mode is agreed when the file is opened), so each
+ * process may post its requests on different files in its own order (and
+ * wait for them in any order, but with `darray_async_start` = `wait`,
+ * where waits run the requests). Below it (and under `darray_async` =
+ * `files` or `none`) a post makes collective calls in the program's
+ * thread: every process must post on different files in the same order,
+ * as it makes blocking collective calls; a crossed order hangs (no process
+ * can see another's order without communicating, so it is not detected).
+ *
  * darray_explain() says which of these a file uses.
  */
 /** @{ */

@@ -40,6 +40,8 @@ typedef struct darray_file_s {
   struct fmt_file *fmt; /* a dataset's format (src/format), NULL: raw */
   struct async_file *async; /* nonblocking requests (src/async), NULL
                                until the first */
+  int async_mode; /* how they run (DARRAY_ASYNC_*), agreed at open: the
+                     most cautious any process can take */
   /* the rows strategy's group communicators (src/rows/rows_comm.c): made
    * by its calls in the same order on every process, so the same ones
    * everywhere; freed at close */

@@ -43,6 +43,7 @@ case $name in
   test_*_unit) nps="1" ;; # pure index math: one process is enough
   test_errors) nps="2 3" ;;
   test_section_args) nps="2 3" ;; # a bad box on the last process
+  test_async_order) nps="2" ;; # posts in two orders
   test_faults) nps="2 3" ;;
   test_faults_ext) nps="2 3" ;;
   test_format_faults) nps="1 2 3" ;;
