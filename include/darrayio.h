@@ -817,7 +817,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);
  *  - `cb_buffer_size` (bytes, default 4 MiB, at most 1 GiB): bounds all
- *    temporary memory of a two-phase call on each process; `cb_nodes`
+ *    temporary data buffers of a two-phase, rows, static or groups call on
+ *    each process (metadata and MPI's memory aside: see
+ *    `darray_temp_limit`); `cb_nodes`
  *    (number of aggregators, default: every process); these two share
  *    ROMIO's names but not its defaults (16 MiB, one aggregator per
  *    node): darrayio's buffer bounds *all* of a process's temporary
@@ -933,6 +935,19 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    darray_stats_t.peak_temp_bytes reports), whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()
  *    reports the lowered values). Out-of-core programs give it their budget.
+ *    What the buffer hints and the limit bound, exactly: the data buffers
+ *    the library allocates for a call (direct runs' and sieving's buffer:
+ *    `ind_rd_buffer_size`, `ind_wr_buffer_size`; every buffer of two-phase,
+ *    rows and static, and groups' shared window: `cb_buffer_size`).
+ *    Besides them a call allocates metadata that grows with the processes
+ *    and dimensions, never with the array: at most 4 KiB per process of
+ *    the file and 64 KiB for the vectors of pieces a strategy hands the
+ *    back end (test_bufbound counts every allocation of every strategy
+ *    with these hints at 1 KiB). Not bounded by them: `mapped`'s windows,
+ *    which are the file's own pages (`darray_map_window`), MPI's own
+ *    memory (communicators, collectives, MPI-IO's own buffers on the
+ *    mpiio back end) and a nonblocking request's thread
+ *    and buffered copies (`darray_nb_buffer_size`).
  *    Direct and sieving calls move pieces of elements that are contiguous
  *    in the buffer straight from it, so any limit holds for them; elements
  *    strided in memory are copied whole, and two-phase buffers hold whole

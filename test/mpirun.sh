@@ -53,6 +53,7 @@ case $name in
   test_groups) nps="1 2 3 4" ;; # P = 3: groups of two and one
   test_mapped) nps="1 2 3 4" ;; # every page holds every process's bytes
   test_mapped_end) nps="1 2 3" ;; # 3: the planner's choice was mapped
+  test_bufbound) nps="1 2 3" ;;
   test_direct) nps="1 2 3 4" ;; # one run of whole pages at 1, slices at 2-4
   test_static) nps="1 2 3 4" ;; # P = 3: groups of one and two (cb_nodes=2)
   test_overflow) nps="1 2" ;;
