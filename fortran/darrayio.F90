@@ -286,7 +286,7 @@ module darrayio
     darray_file_delete, darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
     darray_file_get_hint, darray_file_get_info
-  public :: darray_file_stats_summary
+  public :: darray_file_stats_summary, darray_file_refuse_next
   public :: darray_iwrite, darray_iread, darray_iwrite_section, &
     darray_iread_section, darray_bwrite, darray_bwrite_section, &
     darray_wait, darray_test, darray_wait_all, darray_file_isync
@@ -533,6 +533,14 @@ module darrayio
       integer(c_int), value :: info, has_info
       integer(c_int) :: c_file_delete
     end function c_file_delete
+    function c_file_refuse_next(f, code, msg) &
+        bind(c, name="darray_file_refuse_next")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: f
+      integer(c_int), value :: code
+      character(kind=c_char), intent(in) :: msg(*)
+      integer(c_int) :: c_file_refuse_next
+    end function c_file_refuse_next
     function c_write(f, a, buf) bind(c, name="darray_write")
       import :: c_int, c_ptr
       type(c_ptr), value :: f, a
@@ -1500,9 +1508,41 @@ contains
     s = 0
     c = 0
     if (rc /= DARRAY_SUCCESS) return
-    s(1:nd) = start - 1
+    ! the C call refuses a start below 1 (0-based: below 0); -huge - 1
+    ! would wrap
+    s(1:nd) = max(start, -huge(start)) - 1
     c(1:nd) = count
   end subroutine section_args
+
+  !> darray_file_refuse_next(f, code, msg [, ierr]): for a binding built
+  !> on this module: this process's next read or write call on f fails
+  !> with code and msg, ending in the call's agreement (the C function's
+  !> page says how).
+  subroutine darray_file_refuse_next(f, code, msg, ierr)
+    type(darray_file_t), intent(in) :: f
+    integer, intent(in) :: code
+    character(*), intent(in) :: msg
+    integer, intent(out), optional :: ierr
+    call done(c_file_refuse_next(f%p, int(code, c_int), to_c(msg)), ierr, &
+      'darray_file_refuse_next', fp=f%p)
+  end subroutine darray_file_refuse_next
+
+  ! A read or write call whose arguments the module refused here (rc, with
+  ! note) is still made, so that this process joins the collective call
+  ! the others make: the C library fails it here with rc and note
+  ! (darray_file_refuse_next), before any byte moves, and every process
+  ! returns rc. On return rc is DARRAY_SUCCESS (make the call: its
+  ! arguments need only be valid memory) or, where f is no live handle,
+  ! the refusal stays local.
+  subroutine refuse_here(f, rc, note)
+    type(darray_file_t), intent(in) :: f
+    integer(c_int), intent(inout) :: rc
+    character(len=:), allocatable, intent(inout) :: note
+    if (rc /= DARRAY_EINVAL .or. .not. allocated(note)) return
+    if (c_file_refuse_next(f%p, rc, to_c(note)) /= DARRAY_SUCCESS) return
+    rc = DARRAY_SUCCESS
+    deallocate(note)
+  end subroutine refuse_here
 
   !> Write the box start(k) .. start(k)+count(k)-1 (1-based global indices)
   !> held densely in buf, in order (default DARRAY_ORDER_FORTRAN: buf can be
@@ -1520,6 +1560,7 @@ contains
     o = DARRAY_ORDER_FORTRAN
     if (present(order)) o = int(order, c_int)
     call section_args(a, start, count, s, c, rc, note)
+    call refuse_here(f, rc, note)
     if (rc == DARRAY_SUCCESS) rc = c_write_section(f%p, a%p, s, c, o, buf)
     call done_f(rc, ierr, 'darray_write_section', f, note)
   end subroutine darray_write_section
@@ -1538,6 +1579,7 @@ contains
     o = DARRAY_ORDER_FORTRAN
     if (present(order)) o = int(order, c_int)
     call section_args(a, start, count, s, c, rc, note)
+    call refuse_here(f, rc, note)
     if (rc == DARRAY_SUCCESS) rc = c_read_section(f%p, a%p, s, c, o, buf)
     call done_f(rc, ierr, 'darray_read_section', f, note)
   end subroutine darray_read_section
@@ -1647,6 +1689,7 @@ contains
     character(len=:), allocatable :: note
     req = DARRAY_REQUEST_NULL
     call section_args(a, start, count, s, c, rc, note)
+    call refuse_here(f, rc, note)
     call pending_buf(buf, p, rc, note)
     if (rc == DARRAY_SUCCESS) &
       rc = c_iwrite_section(f%p, a%p, s, c, order_of(order), p, req)
@@ -1669,6 +1712,7 @@ contains
     character(len=:), allocatable :: note
     req = DARRAY_REQUEST_NULL
     call section_args(a, start, count, s, c, rc, note)
+    call refuse_here(f, rc, note)
     call pending_buf(buf, p, rc, note)
     if (rc == DARRAY_SUCCESS) &
       rc = c_iread_section(f%p, a%p, s, c, order_of(order), p, req)
@@ -1704,6 +1748,7 @@ contains
     character(len=:), allocatable :: note
     req = DARRAY_REQUEST_NULL
     call section_args(a, start, count, s, c, rc, note)
+    call refuse_here(f, rc, note)
     if (rc == DARRAY_SUCCESS) &
       rc = c_bwrite_section(f%p, a%p, s, c, order_of(order), buf, req)
     call done_f(rc, ierr, 'darray_bwrite_section', f, note)

@@ -817,7 +817,11 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    extent's blocks (`fallocate`), so that a full disk is
  *    `DARRAY_ENOSPC`, never a signal; a file system without `fallocate`,
  *    a read past the end of the file and a forced call on a file that
- *    cannot be mapped move the runs as `direct` does. Under
+ *    cannot be mapped move the runs as `direct` does. No mapping may
+ *    reach the last page below 2^63 (the system maps no page past the
+ *    largest file offset): a call whose bytes reach it is not mapped
+ *    (`mapped` is no candidate; forced, its runs move as `direct` does).
+ *    Under
  *    `darray_concurrent_writers` = `locked` a window's writes hold a shared
  *    lock over its bytes. `darray_map_window` (bytes, default 16 MiB): the
  *    most of the file one window maps (rounded up to 2 MiB, the page
@@ -831,7 +835,9 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    buffer of independent reads and writes, and so a sieving window;
  *    defaults 4 MiB and 512 KiB);
  *  - `cb_buffer_size` (bytes, default 4 MiB, at most 1 GiB): bounds all
- *    temporary memory of a two-phase call on each process; `cb_nodes`
+ *    temporary data buffers of a two-phase, rows, static or groups call on
+ *    each process (metadata and MPI's memory aside: see
+ *    `darray_temp_limit`); `cb_nodes`
  *    (number of aggregators, default: every process); these two share
  *    ROMIO's names but not its defaults (16 MiB, one aggregator per
  *    node): darrayio's buffer bounds *all* of a process's temporary
@@ -947,6 +953,19 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    darray_stats_t.peak_temp_bytes reports), whatever the strategy; it
  *    lowers the three buffer sizes above to itself (darray_file_get_hint()
  *    reports the lowered values). Out-of-core programs give it their budget.
+ *    What the buffer hints and the limit bound, exactly: the data buffers
+ *    the library allocates for a call (direct runs' and sieving's buffer:
+ *    `ind_rd_buffer_size`, `ind_wr_buffer_size`; every buffer of two-phase,
+ *    rows and static, and groups' shared window: `cb_buffer_size`).
+ *    Besides them a call allocates metadata that grows with the processes
+ *    and dimensions, never with the array: at most 4 KiB per process of
+ *    the file and 64 KiB for the vectors of pieces a strategy hands the
+ *    back end (test_bufbound counts every allocation of every strategy
+ *    with these hints at 1 KiB). Not bounded by them: `mapped`'s windows,
+ *    which are the file's own pages (`darray_map_window`), MPI's own
+ *    memory (communicators, collectives, MPI-IO's own buffers on the
+ *    mpiio back end) and a nonblocking request's thread
+ *    and buffered copies (`darray_nb_buffer_size`).
  *    Direct and sieving calls move pieces of elements that are contiguous
  *    in the buffer straight from it, so any limit holds for them; elements
  *    strided in memory are copied whole, and two-phase buffers hold whole
@@ -1282,6 +1301,33 @@ DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t st
                         const int64_t count[], darray_order_t order,
                         void *buf);
 
+/**
+ * For language bindings: refuse this process's next read or write call on
+ * \p f (local).
+ *
+ * A binding that checks arguments the C calls cannot see (the Fortran
+ * module: the lengths of `start` and `count`) must not return on one
+ * process while the others wait in the collective call. It calls this
+ * function and then makes the call anyway (with any arguments: an empty
+ * section will do): the next darray_write(), darray_read(), their
+ * _section forms or their nonblocking forms on \p f, on this process,
+ * fails with \p code and \p msg as its own argument checks fail. As
+ * every failed check of a collective call, it ends in the call's
+ * agreement: every process returns \p code, the others with the message
+ * "failed on rank R: " \p msg, and no byte moves anywhere. A posted
+ * request is posted, and its completion returns \p code. Other calls on
+ * \p f leave the refusal in place; a second refusal replaces the first.
+ *
+ * \param f    the file
+ * \param code a darrayio error code (negative), e.g. #DARRAY_EINVAL
+ * \param msg  the message, naming the argument (NULL: the code's text)
+ * \retval DARRAY_SUCCESS the next call will fail so
+ * \retval DARRAY_EINVAL \p code is not a darrayio error code
+ * \retval DARRAY_EBADHANDLE \p f is not a live handle
+ */
+DARRAY_API int darray_file_refuse_next(darray_file_t f, int code,
+                                       const char *msg);
+
 
 /**
  * Explain how a whole-array read or write of \p a through \p f would move
@@ -1454,6 +1500,16 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  *    final agreement is a nonblocking collective that darray_test() and
  *    darray_wait() progress.
  *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
+ *
+ * **Posting order on several files.** Under `MPI_THREAD_MULTIPLE` a post
+ * calls no MPI (the mode is agreed when the file is opened), so each
+ * process may post its requests on different files in its own order (and
+ * wait for them in any order, but with `darray_async_start` = `wait`,
+ * where waits run the requests). Below it (and under `darray_async` =
+ * `files` or `none`) a post makes collective calls in the program's
+ * thread: every process must post on different files in the same order,
+ * as it makes blocking collective calls; a crossed order hangs (no process
+ * can see another's order without communicating, so it is not detected).
  *
  * darray_explain() says which of these a file uses.
  */

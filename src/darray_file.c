@@ -262,8 +262,11 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
     h[2] = (int64_t)darray__hash(0, &f->hints, sizeof f->hints);
   if (rc == DARRAY_SUCCESS)
     h[3] = darray__sync_cost_cached(comm, &cycle_ns, &node_procs);
+  /* with the arguments, the mode of the file's requests (the most
+   * cautious any process can take: the smallest negation) */
+  int64_t mode_neg = f != NULL ? -(int64_t)darray__async_wanted(f) : 0;
   int bad = -1, late = DARRAY_SUCCESS;
-  rc = darray__agree_first(comm, rc, msg, h, 4, &bad, &late);
+  rc = darray__agree_batch(comm, rc, msg, h, 4, &bad, &late, &mode_neg);
   if (rc == DARRAY_EINCONSISTENT && bad == 3) { /* some process lost it */
     rc = DARRAY_SUCCESS;
     h[3] = 0;
@@ -277,6 +280,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
     return rc;
   }
   f->comm = dup;
+  f->async_mode = (int)-mode_neg;
   MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(f->comm, &f->rank);
   MPI_Comm_size(f->comm, &f->nprocs);

@@ -90,9 +90,34 @@ const char *darray__xcall_name(const xcall_t *c) {
   return darray__xfer_call_name(&c->x, region_of(c));
 }
 
+/* A binding's refusal of this call's arguments (darray_file_refuse_next):
+ * taken from f once, whatever the call does with it. */
+static int refusal(darray_file_t f, char *msg) {
+  int code = f->refuse_code;
+  if (code != DARRAY_SUCCESS)
+    snprintf(msg, DARRAY_ERRMSG_LEN, "%s", f->refuse_msg);
+  f->refuse_code = DARRAY_SUCCESS;
+  return code;
+}
+
+int darray_file_refuse_next(darray_file_t f, int code, const char *msg) {
+  int rc = darray__file_check(f);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  if (code >= 0 || strcmp(darray_err_name(code), "DARRAY_EUNKNOWN") == 0)
+    return darray__err(f->errmsg, DARRAY_EINVAL, "code = %d: not a "
+                       "darrayio error code", code);
+  f->refuse_code = code;
+  snprintf(f->refuse_msg, sizeof f->refuse_msg, "%s",
+           msg != NULL && msg[0] != '\0' ? msg : darray_strerror(code));
+  return DARRAY_SUCCESS;
+}
+
 int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
                         bool write, const region_t *g) {
+  char refused[DARRAY_ERRMSG_LEN];
   int rc = darray__file_check_mpi(f);
+  int refuse = rc == DARRAY_SUCCESS ? refusal(f, refused) : DARRAY_SUCCESS;
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
@@ -110,6 +135,10 @@ int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
   c->x.a = &c->view;
   if (c->rc0 == DARRAY_SUCCESS)
     c->rc0 = common_args(&c->x);
+  if (refuse != DARRAY_SUCCESS) { /* as a failed check of the arguments */
+    c->rc0 = refuse;
+    snprintf(c->x.msg, sizeof c->x.msg, "%s", refused);
+  }
   darray__io_call_init(&c->x.io, &f->io, &c->x.stats);
   c->number = ++f->ncalls;
   c->t0 = MPI_Wtime();

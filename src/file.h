@@ -40,6 +40,8 @@ typedef struct darray_file_s {
   struct fmt_file *fmt; /* a dataset's format (src/format), NULL: raw */
   struct async_file *async; /* nonblocking requests (src/async), NULL
                                until the first */
+  int async_mode; /* how they run (DARRAY_ASYNC_*), agreed at open: the
+                     most cautious any process can take */
   /* the rows strategy's group communicators (src/rows/rows_comm.c): made
    * by its calls in the same order on every process, so the same ones
    * everywhere; freed at close */
@@ -59,6 +61,10 @@ typedef struct darray_file_s {
   int final_rc; /* what the close at MPI_Finalize returned (its message
                    in errmsg), for the program's darray_file_close */
   char errmsg[DARRAY_ERRMSG_LEN];
+  /* darray_file_refuse_next: the code (0: none) and message with which
+   * this process's next read or write call fails (darray_xfer.c) */
+  int refuse_code;
+  char refuse_msg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;
 
 /* Check that f is a live file handle and clear its message. */

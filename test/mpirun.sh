@@ -42,6 +42,8 @@ name=${name%.exe}
 case $name in
   test_*_unit) nps="1" ;; # pure index math: one process is enough
   test_errors) nps="2 3" ;;
+  test_section_args) nps="2 3" ;; # a bad box on the last process
+  test_async_order) nps="2" ;; # posts in two orders
   test_faults) nps="2 3" ;;
   test_faults_ext) nps="2 3" ;;
   test_format_faults) nps="1 2 3" ;;
@@ -52,6 +54,8 @@ case $name in
   test_groups) nps="1 2 3 4" ;; # P = 3: groups of two and one
   test_groups_waits) nps="1 2 4" ;; # 4 on 2 cores: the case
   test_mapped) nps="1 2 3 4" ;; # every page holds every process's bytes
+  test_mapped_end) nps="1 2 3" ;; # 3: the planner's choice was mapped
+  test_bufbound) nps="1 2 3" ;;
   test_direct) nps="1 2 3 4" ;; # one run of whole pages at 1, slices at 2-4
   test_static) nps="1 2 3 4" ;; # P = 3: groups of one and two (cb_nodes=2)
   test_overflow) nps="1 2" ;;
@@ -72,6 +76,7 @@ case $name in
   test_fortran_api) nps="1 2 3 4" ;; # 1 and 4 also run MULTIPARTITION
   test_fortran_async) nps="1 2 3 4" ;; # each darray_async mode
   test_fortran_stop) nps="1 2" ;; # run by fortran_stop.sh: must fail
+  test_fortran_section_args) nps="2 3" ;; # a bad box on the last process
   *) nps="1 2 3 4" ;;
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then

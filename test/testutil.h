@@ -98,6 +98,12 @@ int tu_skip(const char *why);
  * by not running. Call it on every rank alike. */
 void tu_skip_part(const char *what, const char *why);
 
+/* A hang fails the test: after `seconds` (from now) the process says on
+ * stderr which check it passed last and exits with status 1, so that a
+ * test of a hang fails by itself, well before test/mpirun.sh's limit
+ * (DARRAY_TEST_TIMEOUT). Replaces DARRAY_TEST_WATCHDOG's reminder. */
+void tu_hang_limit(int seconds);
+
 /* Whether the library was built to honour DARRAYIO_FAULT (configure
  * --enable-fault-injection); tests that inject faults skip without it. */
 bool tu_fault_injection(void);

@@ -15,8 +15,7 @@
 
 /* ---- the file's request state ------------------------------------------- */
 
-/* The mode the thread level and the hint allow (local). */
-static int mode_wanted(const darray_file_s_t *f) {
+int darray__async_wanted(const darray_file_s_t *f) {
   int level = MPI_THREAD_SINGLE, want = f->hints.async_mode;
   MPI_Query_thread(&level);
   int can = level >= MPI_THREAD_MULTIPLE    ? DARRAY_ASYNC_THREAD
@@ -27,39 +26,43 @@ static int mode_wanted(const darray_file_s_t *f) {
   return want;
 }
 
-/* At the file's first request (the same point on every process, and
- * nothing is in flight yet): the mode, agreed on (the most cautious any
- * process can take), and the communicator of the final agreements. */
+/*
+ * At the file's first request: its state, in the mode agreed at open.
+ * Under thread the post calls no MPI: a process posts without waiting for
+ * the others, so requests may be posted on several files in any order on
+ * each process (issue 39). Under files the final agreements get their
+ * communicator (MPI_Comm_dup, collective; the post's begin is collective
+ * too, so the order rule of doc/reliability.md holds there anyway) and
+ * every process learns whether each made it; under none nothing more.
+ */
 static int async_setup(darray_file_t f, char *msg) {
   async_file_t *q = calloc(1, sizeof *q);
   if (q != NULL)
     q->end_comm = MPI_COMM_NULL;
   int rc = q == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
                      : DARRAY_SUCCESS;
-  int mode = rc == DARRAY_SUCCESS ? mode_wanted(f) : DARRAY_ASYNC_NONE;
-  int64_t vals[1] = {0};
-  rc = darray__agree_check(f->comm, rc, msg, vals, 1, NULL);
-  int all = mode;
-  if (rc == DARRAY_SUCCESS) /* the allreduce, and the dup (agree.h) */
-    darray__coll();
-  if (rc == DARRAY_SUCCESS &&
-      MPI_Allreduce(&mode, &all, 1, MPI_INT, MPI_MAX, f->comm) !=
-          MPI_SUCCESS)
-    rc = DARRAY_EMPI;
-  if (rc == DARRAY_SUCCESS && all == DARRAY_ASYNC_FILES)
-    darray__coll();
-  if (rc == DARRAY_SUCCESS && all == DARRAY_ASYNC_FILES &&
-      MPI_Comm_dup(f->comm, &q->end_comm) != MPI_SUCCESS)
-    rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
-  rc = darray__agree(f->comm, rc, msg);
+  if (f->async_mode == DARRAY_ASYNC_FILES) {
+    MPI_Comm end = MPI_COMM_NULL;
+    darray__coll(); /* the dup (agree.h): every process makes it */
+    if (MPI_Comm_dup(f->comm, &end) != MPI_SUCCESS) {
+      end = MPI_COMM_NULL;
+      if (rc == DARRAY_SUCCESS)
+        rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
+    }
+    if (q != NULL)
+      q->end_comm = end;
+    else if (end != MPI_COMM_NULL)
+      MPI_Comm_free(&end);
+    rc = darray__agree(f->comm, rc, msg);
+  }
   if (rc != DARRAY_SUCCESS) {
     if (q != NULL && q->end_comm != MPI_COMM_NULL)
       MPI_Comm_free(&q->end_comm);
     free(q);
     return rc;
   }
-  q->mode = all;
-  q->lazy = all == DARRAY_ASYNC_THREAD && f->hints.async_start == 1;
+  q->mode = f->async_mode;
+  q->lazy = q->mode == DARRAY_ASYNC_THREAD && f->hints.async_start == 1;
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->done, NULL);
@@ -67,9 +70,7 @@ static int async_setup(darray_file_t f, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-int darray__async_mode(const darray_file_s_t *f) {
-  return f->async != NULL ? f->async->mode : mode_wanted(f);
-}
+int darray__async_mode(const darray_file_s_t *f) { return f->async_mode; }
 
 const char *darray__async_text(const darray_file_s_t *f) {
   switch (darray__async_mode(f)) {

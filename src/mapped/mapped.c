@@ -30,8 +30,10 @@
  * its bytes, as plain writes do, so another writer's locked read-modify-write
  * never reads them half done.
  *
- * Where the file cannot be mapped (the strategy is not a candidate there,
- * but darray_strategy=mapped forces it), where the file system cannot
+ * Where the file cannot be mapped, or the call's bytes reach the last
+ * page below 2^63, which no mapping may reach (the strategy is not a
+ * candidate there, but darray_strategy=mapped forces it), where the file
+ * system cannot
  * reserve blocks, and for a read that would pass the end of the file
  * (whose error direct runs report, with its bytes read up to there), the
  * call moves its runs as the direct strategy does.
@@ -107,20 +109,27 @@ static int not_one(estimate_t *e, const char *why) {
   return DARRAY_SUCCESS;
 }
 
-/* Why the file's pages cannot serve this call, or NULL. */
-static const char *why_not(const xfer_t *x) {
+/* Why the file's pages cannot serve this call, whose bytes end at hi (the
+ * call's, the same on every process, when planning; this process's when
+ * it runs), or NULL. No mapping may reach the last page below 2^63: the
+ * kernel maps no page past the largest file offset, so a window whose
+ * page-rounded end passes 2^63 - page fails (mmap's EOVERFLOW). */
+static const char *why_not(const xfer_t *x, int64_t hi) {
   const struct darray_file_s *f = x->f;
   if (!f->io.map_ok)
     return f->io.map_why != NULL ? f->io.map_why : "the file is not mapped";
   if (f->node_procs != f->nprocs)
     return "the file's processes run on more than one node, each with its "
            "own copy of the file's pages";
+  if (hi > INT64_MAX - window_size(&f->hints).page + 1)
+    return "its bytes reach the last page below 2^63, which no mapping "
+           "may reach";
   return NULL;
 }
 
 static int mapped_estimate(const xfer_t *x, const access_t *acc,
                            estimate_t *e) {
-  const char *why = why_not(x);
+  const char *why = why_not(x, acc->hi);
   if (why != NULL)
     return not_one(e, why);
   const darray_hints_t *h = &x->f->hints;
@@ -217,7 +226,7 @@ static int mapped_run(xfer_t *x) {
   darray__layout_extent(&x->a->d, x->sec, x->nsec, &lo, &hi);
   if (hi <= lo)
     return DARRAY_SUCCESS; /* nothing to move */
-  if (why_not(x) != NULL)
+  if (why_not(x, hi) != NULL)
     return as_direct(x); /* forced where it cannot map */
   bool direct;
   int rc = ready_file(x, lo, hi, &direct);
@@ -266,7 +275,8 @@ static int rank_windows(const xfer_t *x, int r, const access_rank_t *k,
 
 static int mapped_tally(const xfer_t *x, const access_t *acc,
                         darray_plan_row_t *row) {
-  if (why_not(x) != NULL) /* forced there: direct runs move the bytes */
+  if (why_not(x, acc->hi) != NULL) /* forced there: direct runs move the
+                                      bytes */
     return darray__strategy_direct.tally(x, acc, row);
   darray__tally_own_start(row);
   row->temp_bytes_max = 0;
