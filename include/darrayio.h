@@ -1123,7 +1123,7 @@ DARRAY_API int darray_file_delete(const char *path, MPI_Info info);
  * that owns nothing still calls and may pass NULL. If any process's arguments
  * are invalid, no process writes anything. The size of \p buf is not known
  * here: a buffer shorter than the local piece is read past its end;
- * darray_xfer() with its size checks it (#DARRAY_EBUFSIZE).
+ * darray_xfer() with its size checks it (DARRAY_EBUFSIZE).
  *
  * \code
  * int64_t nbytes;
@@ -1700,7 +1700,7 @@ typedef struct darray_xfer_args {
  * The size check: a process whose \p nbytes is smaller than what the call
  * moves between \p buf and the file (a whole-array call: its local piece
  * with ghosts and padding, darray_local_bytes(); a section: prod(count)
- * elements) fails the call with #DARRAY_EBUFSIZE, the message naming both
+ * elements) fails the call with DARRAY_EBUFSIZE, the message naming both
  * sizes; as for every argument check, every process returns it and
  * nothing is read or written anywhere (a posted request: at its
  * completion; a buffered write copies nothing). A larger buffer is fine.
