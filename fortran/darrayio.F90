@@ -4,13 +4,13 @@
 ! darrayio.F90 - the Fortran interface of darrayio: module darrayio.
 !
 ! Fortran 2008 with ISO_C_BINDING, plus the assumed-type buffers of TS 29113
-! (type(*), dimension(*)), so darray_write(f, a, u) takes any array as it
-! is declared; the nonblocking calls' buffers are assumed-rank
-! (dimension(..)) and checked with Fortran 2018's is_contiguous. The module
-! calls the C functions of include/darrayio.h directly;
-! fortran/darrayio_shim.c converts MPI handles and catches the text of the
-! printing calls. The preprocessor is used here only, never in
-! user code: DARRAY_HAVE_MPI_F08 adds the type(MPI_Comm) interfaces.
+! (type(*), dimension(..)), so darray_write(f, a, u) takes any array as it
+! is declared, its size and strides known. The module calls the C
+! functions of include/darrayio.h directly; fortran/darrayio_shim.c
+! converts MPI handles, catches the text of the printing calls and passes
+! the read and write calls' buffers (their descriptors) to darray_xfer.
+! The preprocessor is used here only, never in user code:
+! DARRAY_HAVE_MPI_F08 adds the type(MPI_Comm) interfaces.
 !
 ! Conventions (doc/porting.md, "Fortran", has the call-by-call table):
 !  - Dimension k of the Fortran API (k = 1..ndims) is dimension k-1 of the C
@@ -30,6 +30,16 @@
 !    the status code (DARRAY_SUCCESS or a negative DARRAY_E* constant).
 !    Absent: a failure prints "darrayio: <call>: <code name>: <message>" on
 !    the error unit and ends the program with error stop (exit status 1).
+!  - Messages speak Fortran: the indices they quote are 1-based and entries
+!    of argument arrays are written name(k), as in "cell = 0 is not in
+!    [1, 1]" or "start(2) = 0, count(2) = 4: not inside [1, 8]" (the module
+!    sets darray_set_index_style around its C calls; ranks stay 0-based).
+!  - Read and write calls check the buffer's size: buf is the actual
+!    argument as declared (assumed type and rank), its size in bytes goes
+!    to the library (darray_xfer), and a buffer smaller than what the call
+!    moves is DARRAY_EBUFSIZE on every process, nothing moved, the message
+!    naming both sizes; an assumed-size actual argument cannot be checked.
+!    A strided one is copied (see "reads and writes" below).
 !  - Argument arrays must have ndims entries (outputs: at least ndims); a
 !    wrong length is DARRAY_EINVAL, found by the module before C is called
 !    (darray_errmsg does not hold that message; the stop message does).
@@ -40,9 +50,9 @@
 !    pending. The buffer of a pending darray_iwrite, darray_iread or their
 !    _section forms is used until the request completes, so it must be the
 !    program's array itself: a contiguous variable (not an expression, not
-!    a strided section, which the compiler would pass as a temporary copy
-!    gone when the call returns; the module refuses a non-contiguous one
-!    with DARRAY_EINVAL), declared asynchronous where the program uses it
+!    a strided section, which would have to be copied; the module refuses
+!    a non-contiguous one: DARRAY_EINVAL at the wait, on every process),
+!    declared asynchronous where the program uses it
 !    while the request is pending (as for MPI's nonblocking calls).
 !    darray_bwrite and darray_bwrite_section copy at post and take any
 !    array.
@@ -76,12 +86,18 @@ module darrayio
     DARRAY_ESTATE = -11, DARRAY_EHINT = -12, DARRAY_EMODE = -13, &
     DARRAY_ECOMM = -14, DARRAY_EINDEX = -15, DARRAY_EBADHANDLE = -16, &
     DARRAY_EOVERLAP = -17, DARRAY_ELIMIT = -18, DARRAY_EFORMAT = -19, &
-    DARRAY_ENOTSUP = -20, DARRAY_EREQUEST = -21, &
+    DARRAY_ENOTSUP = -20, DARRAY_EREQUEST = -21, DARRAY_EBUFSIZE = -22, &
     DARRAY_EINCONSISTENT = -100, DARRAY_EREMOTE = -101, &
     DARRAY_EIO = -200, DARRAY_ENOSPC = -201, DARRAY_EACCESS = -202, &
     DARRAY_ENOENT = -203, DARRAY_EEOF = -204, DARRAY_ENOMEM = -205, &
     DARRAY_EMPI = -206, DARRAY_EISDIR = -207, DARRAY_ELOCK = -208, &
     DARRAY_ECRC = -209
+
+  ! darray_index_style_t (include/darrayio.h).
+  integer(c_int), parameter :: DARRAY_INDEX_C_C = 0, DARRAY_INDEX_FORTRAN_C = 1
+  ! The bits of darray_xfer_how_t (include/darrayio.h), for the shim.
+  integer(c_int), parameter :: XF_WRITE = 1, XF_SECTION = 2, XF_POST = 4, &
+    XF_BUFFERED = 8
 
   !> A request that is not pending (darray_request_t in C is int64_t): what
   !> completion leaves in a request, and what waiting on returns at once.
@@ -286,7 +302,7 @@ module darrayio
     darray_file_delete, darray_write, darray_read, darray_write_section, darray_read_section, &
     darray_explain, darray_file_get_stats, darray_file_reset_stats, &
     darray_file_get_hint, darray_file_get_info
-  public :: darray_file_stats_summary, darray_file_refuse_next
+  public :: darray_file_stats_summary
   public :: darray_iwrite, darray_iread, darray_iwrite_section, &
     darray_iread_section, darray_bwrite, darray_bwrite_section, &
     darray_wait, darray_test, darray_wait_all, darray_file_isync
@@ -533,44 +549,28 @@ module darrayio
       integer(c_int), value :: info, has_info
       integer(c_int) :: c_file_delete
     end function c_file_delete
-    function c_file_refuse_next(f, code, msg) &
-        bind(c, name="darray_file_refuse_next")
-      import :: c_int, c_ptr, c_char
-      type(c_ptr), value :: f
-      integer(c_int), value :: code
-      character(kind=c_char), intent(in) :: msg(*)
-      integer(c_int) :: c_file_refuse_next
-    end function c_file_refuse_next
-    function c_write(f, a, buf) bind(c, name="darray_write")
-      import :: c_int, c_ptr
+    ! Every read and write call (fortran/darrayio_shim.c): the buffer as
+    ! the actual argument's descriptor, so that its size is known and a
+    ! strided one can be copied; how is an OR of the DARRAY_XFER_* bits of
+    ! darrayio.h; refuse and why: a failure the module found, which the
+    ! call agrees on with the other processes instead of moving bytes.
+    function c_f_xfer(f, a, how, start, count, order, buf, refuse, why, &
+        req) bind(c, name="darray_f_xfer")
+      import :: c_int, c_int64_t, c_ptr, c_char
       type(c_ptr), value :: f, a
-      type(*), dimension(*), intent(in) :: buf
-      integer(c_int) :: c_write
-    end function c_write
-    function c_read(f, a, buf) bind(c, name="darray_read")
-      import :: c_int, c_ptr
-      type(c_ptr), value :: f, a
-      type(*), dimension(*), intent(inout) :: buf
-      integer(c_int) :: c_read
-    end function c_read
-    function c_write_section(f, a, start, count, order, buf) &
-        bind(c, name="darray_write_section")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
+      integer(c_int), value :: how, order, refuse
       integer(c_int64_t), intent(in) :: start(*), count(*)
-      integer(c_int), value :: order
-      type(*), dimension(*), intent(in) :: buf
-      integer(c_int) :: c_write_section
-    end function c_write_section
-    function c_read_section(f, a, start, count, order, buf) &
-        bind(c, name="darray_read_section")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
-      integer(c_int64_t), intent(in) :: start(*), count(*)
-      integer(c_int), value :: order
-      type(*), dimension(*), intent(inout) :: buf
-      integer(c_int) :: c_read_section
-    end function c_read_section
+      type(*), dimension(..), asynchronous :: buf
+      character(kind=c_char), intent(in) :: why(*)
+      integer(c_int64_t), intent(inout) :: req
+      integer(c_int) :: c_f_xfer
+    end function c_f_xfer
+    ! The terms of this thread's messages (DARRAY_INDEX_FORTRAN: 1-based).
+    function c_set_index_style(style) bind(c, name="darray_set_index_style")
+      import :: c_int
+      integer(c_int), value :: style
+      integer(c_int) :: c_set_index_style
+    end function c_set_index_style
     function c_explain(f, a, write, text, len) bind(c, name="darray_f_explain")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: f, a
@@ -617,59 +617,6 @@ module darrayio
       integer(c_int) :: c_file_get_info
     end function c_file_get_info
 
-    ! Nonblocking calls: the i* calls get the buffer's address, which the
-    ! module takes itself (see the "nonblocking" section below); the
-    ! buffered writes copy at post, so their buffer is passed as
-    ! darray_write's is.
-    function c_iwrite(f, a, buf, req) bind(c, name="darray_iwrite")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a, buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_iwrite
-    end function c_iwrite
-    function c_iread(f, a, buf, req) bind(c, name="darray_iread")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a, buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_iread
-    end function c_iread
-    function c_iwrite_section(f, a, start, count, order, buf, req) &
-        bind(c, name="darray_iwrite_section")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
-      integer(c_int64_t), intent(in) :: start(*), count(*)
-      integer(c_int), value :: order
-      type(c_ptr), value :: buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_iwrite_section
-    end function c_iwrite_section
-    function c_iread_section(f, a, start, count, order, buf, req) &
-        bind(c, name="darray_iread_section")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
-      integer(c_int64_t), intent(in) :: start(*), count(*)
-      integer(c_int), value :: order
-      type(c_ptr), value :: buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_iread_section
-    end function c_iread_section
-    function c_bwrite(f, a, buf, req) bind(c, name="darray_bwrite")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
-      type(*), dimension(*), intent(in) :: buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_bwrite
-    end function c_bwrite
-    function c_bwrite_section(f, a, start, count, order, buf, req) &
-        bind(c, name="darray_bwrite_section")
-      import :: c_int, c_int64_t, c_ptr
-      type(c_ptr), value :: f, a
-      integer(c_int64_t), intent(in) :: start(*), count(*)
-      integer(c_int), value :: order
-      type(*), dimension(*), intent(in) :: buf
-      integer(c_int64_t), intent(inout) :: req
-      integer(c_int) :: c_bwrite_section
-    end function c_bwrite_section
     function c_file_isync(f, req) bind(c, name="darray_file_isync")
       import :: c_int, c_int64_t, c_ptr
       type(c_ptr), value :: f
@@ -828,6 +775,13 @@ contains
     end if
   end subroutine info_arg
 
+  ! The messages of the C calls that follow, until done, in Fortran's terms:
+  ! 1-based indices, argument entries as name(k) (darray_set_index_style).
+  subroutine fortran_terms()
+    integer(c_int) :: old
+    old = c_set_index_style(DARRAY_INDEX_FORTRAN_C)
+  end subroutine fortran_terms
+
   ! The end of every call: hand rc to ierr, or stop on failure with the
   ! message of the handle the call names (ap: array, fp: file; neither: the
   ! thread's last message), or with note when the module found the problem.
@@ -838,6 +792,8 @@ contains
     type(c_ptr), intent(in), optional :: ap, fp
     character(*), intent(in), optional :: note
     character(len=:), allocatable :: msg
+    integer(c_int) :: old
+    old = c_set_index_style(DARRAY_INDEX_C_C) ! the program's C calls: C's
     if (present(ierr)) ierr = int(rc)
     if (present(ierr) .or. rc == DARRAY_SUCCESS) return
     if (present(note)) then
@@ -1048,6 +1004,7 @@ contains
     integer(c_int64_t) :: g(max(1, size(gsizes)))
     g = 0
     g(1:size(gsizes)) = gsizes
+    call fortran_terms()
     call fortran_default(c_create(int(comm, c_int), int(size(gsizes), c_int), &
       g, int(type, c_int), a%p), a, 'darray_create', ierr)
   end subroutine create_common
@@ -1103,6 +1060,7 @@ contains
       call check_len(rc, note, nd, 'dargs', size(dargs))
       if (rc == DARRAY_SUCCESS) k(1:size(dargs)) = dargs
     end if
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) &
       rc = c_set_distribution(a%p, int(dist, c_int), k)
     call done_a(rc, ierr, 'darray_set_distribution', a, note)
@@ -1118,6 +1076,7 @@ contains
     character(len=:), allocatable :: note
     rc = DARRAY_SUCCESS
     call check_len(rc, note, ndims_of(a), 'psizes', size(psizes))
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) rc = c_set_grid(a%p, int(psizes, c_int))
     call done_a(rc, ierr, 'darray_set_grid', a, note)
   end subroutine darray_set_grid
@@ -1142,6 +1101,7 @@ contains
       rc = DARRAY_ENULL
       note = 'DARRAY_ORDER_PERM needs perm'
     end if
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) &
       rc = c_set_storage_order(a%p, int(order, c_int), p)
     call done_a(rc, ierr, 'darray_set_storage_order', a, note)
@@ -1182,6 +1142,7 @@ contains
       call check_len(rc, note, nd, 'padded', size(padded))
       if (rc == DARRAY_SUCCESS) pd(1:size(padded)) = padded
     end if
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) rc = c_set_memory_layout(a%p, o, gh, pd)
     call done_a(rc, ierr, 'darray_set_memory_layout', a, note)
   end subroutine darray_set_memory_layout
@@ -1189,6 +1150,7 @@ contains
   subroutine darray_commit(a, ierr)
     type(darray_t), intent(in) :: a
     integer, intent(out), optional :: ierr
+    call fortran_terms()
     call done(c_commit(a%p), ierr, 'darray_commit', ap=a%p)
   end subroutine darray_commit
 
@@ -1254,6 +1216,7 @@ contains
     rc = DARRAY_SUCCESS
     nd = ndims_of(a)
     call check_len(rc, note, nd, 'lshape', size(lshape), .true.)
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) rc = c_local_shape(a%p, int(cell - 1, c_int), s)
     if (rc == DARRAY_SUCCESS) lshape(1:nd) = s(1:nd)
     call done_a(rc, ierr, 'darray_local_shape', a, note)
@@ -1272,6 +1235,7 @@ contains
     rc = DARRAY_SUCCESS
     nd = ndims_of(a)
     call check_len(rc, note, nd, 'start', size(start), .true.)
+    call fortran_terms()
     if (rc == DARRAY_SUCCESS) rc = c_local_start(a%p, int(cell - 1, c_int), s)
     if (rc == DARRAY_SUCCESS) start(1:nd) = s(1:nd) + 1
     call done_a(rc, ierr, 'darray_local_start', a, note)
@@ -1310,6 +1274,7 @@ contains
     if (present(lidx)) call check_len(rc, note, nd, 'lidx', size(lidx), .true.)
     if (rc == DARRAY_SUCCESS) then
       g(1:nd) = gidx - 1
+      call fortran_terms()
       rc = c_locate(a%p, g, r, c, l, off)
     end if
     if (rc == DARRAY_SUCCESS) then
@@ -1338,6 +1303,7 @@ contains
     call check_len(rc, note, nd, 'gidx', size(gidx), .true.)
     if (rc == DARRAY_SUCCESS) then
       l(1:nd) = lidx - 1
+      call fortran_terms()
       rc = c_global_index(a%p, int(rank, c_int), int(cell - 1, c_int), l, g)
     end if
     if (rc == DARRAY_SUCCESS) gidx(1:nd) = g(1:nd) + 1
@@ -1359,6 +1325,7 @@ contains
     call check_len(rc, note, nd, 'gidx', size(gidx))
     if (rc == DARRAY_SUCCESS) then
       g(1:nd) = gidx - 1
+      call fortran_terms()
       rc = c_file_offset(a%p, g, offset)
     end if
     call done_a(rc, ierr, 'darray_file_offset', a, note)
@@ -1473,27 +1440,84 @@ contains
       'darray_file_delete')
   end subroutine darray_file_delete
 
+  ! ---- reads and writes ------------------------------------------------------
+  !
+  ! Every read and write call passes buf to the shim (darray_f_xfer) as
+  ! the actual argument's descriptor (assumed type, assumed rank): the
+  ! library checks its size in bytes against what the call moves (the
+  ! local piece with ghosts and padding, darray_local_bytes; a section's
+  ! prod(count) elements) and refuses a short one with DARRAY_EBUFSIZE on
+  ! every process, before any byte moves, the message naming both sizes.
+  ! An assumed-size actual argument (a dummy u(*) of the caller's) has no
+  ! size Fortran knows: it is passed unchecked.
+  !
+  ! A non-contiguous actual argument (u(1:n:2, :), u(i, :), a pointer to a
+  ! strided section) is copied by the shim into a contiguous buffer of its
+  ! size, written from it or read into it and copied back (the elements of
+  ! the copy that a read does not fill, ghosts say, come back unchanged).
+  ! The pending calls (darray_iwrite, darray_iread and their _section
+  ! forms) use buf after they return, so their buf must be the program's
+  ! array itself: a non-contiguous one is refused with DARRAY_EINVAL
+  ! (darray_bwrite copies at post and takes any array). Assumed-rank
+  ! dummies are never copy-in/copy-out temporaries: the descriptor is the
+  ! actual argument's own.
+  !
+  ! What the module finds wrong (start or count of the wrong length) is
+  ! passed to the call as its refusal, so that the call fails on every
+  ! process alike instead of leaving the others waiting in it.
+
+  ! One read or write call: how as above; start and count present for a
+  ! section (1-based start); req present for a posted one.
+  subroutine xfer(f, a, how, buf, what, ierr, start, count, order, req)
+    type(darray_file_t), intent(in) :: f
+    type(darray_t), intent(in) :: a
+    integer(c_int), intent(in) :: how
+    type(*), dimension(..), target, asynchronous :: buf
+    character(*), intent(in) :: what
+    integer, intent(out), optional :: ierr
+    integer(int64), intent(in), optional :: start(:), count(:)
+    integer, intent(in), optional :: order
+    integer(int64), intent(out), optional :: req
+    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS), r
+    integer(c_int) :: rc, refuse
+    character(len=:), allocatable :: note
+    s = 0
+    c = 0
+    refuse = DARRAY_SUCCESS
+    if (present(start)) &
+      call section_args(a, start, count, s, c, refuse, note)
+    if (.not. allocated(note)) note = ''
+    r = DARRAY_REQUEST_NULL
+    rc = c_f_xfer(f%p, a%p, how, s, c, order_of(order), buf, refuse, &
+      to_c(note), r)
+    if (present(req)) req = r
+    call done(rc, ierr, what, fp=f%p)
+  end subroutine xfer
+
   !> Write every process's local piece: buf is the local array as declared
   !> (any type and rank; ghosts and padding as set by
-  !> darray_set_memory_layout).
+  !> darray_set_memory_layout), at least darray_local_bytes bytes (else
+  !> DARRAY_EBUFSIZE on every process, nothing written).
   subroutine darray_write(f, a, buf, ierr)
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(..), intent(in), target :: buf
     integer, intent(out), optional :: ierr
-    call done(c_write(f%p, a%p, buf), ierr, 'darray_write', fp=f%p)
+    call xfer(f, a, XF_WRITE, buf, 'darray_write', ierr)
   end subroutine darray_write
 
-  !> Read every process's local piece into buf (ghosts left alone).
+  !> Read every process's local piece into buf (ghosts left alone); buf as
+  !> for darray_write.
   subroutine darray_read(f, a, buf, ierr)
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
-    type(*), dimension(*), intent(inout) :: buf
+    type(*), dimension(..), intent(inout), target :: buf
     integer, intent(out), optional :: ierr
-    call done(c_read(f%p, a%p, buf), ierr, 'darray_read', fp=f%p)
+    call xfer(f, a, 0_c_int, buf, 'darray_read', ierr)
   end subroutine darray_read
 
-  ! start (1-based) and count of a section as the C call takes them.
+  ! start (1-based) and count of a section as the C call takes them; rc
+  ! becomes DARRAY_EINVAL with a note when one has the wrong length.
   subroutine section_args(a, start, count, s, c, rc, note)
     type(darray_t), intent(in) :: a
     integer(int64), intent(in) :: start(:), count(:)
@@ -1514,55 +1538,18 @@ contains
     c(1:nd) = count
   end subroutine section_args
 
-  !> darray_file_refuse_next(f, code, msg [, ierr]): for a binding built
-  !> on this module: this process's next read or write call on f fails
-  !> with code and msg, ending in the call's agreement (the C function's
-  !> page says how).
-  subroutine darray_file_refuse_next(f, code, msg, ierr)
-    type(darray_file_t), intent(in) :: f
-    integer, intent(in) :: code
-    character(*), intent(in) :: msg
-    integer, intent(out), optional :: ierr
-    call done(c_file_refuse_next(f%p, int(code, c_int), to_c(msg)), ierr, &
-      'darray_file_refuse_next', fp=f%p)
-  end subroutine darray_file_refuse_next
-
-  ! A read or write call whose arguments the module refused here (rc, with
-  ! note) is still made, so that this process joins the collective call
-  ! the others make: the C library fails it here with rc and note
-  ! (darray_file_refuse_next), before any byte moves, and every process
-  ! returns rc. On return rc is DARRAY_SUCCESS (make the call: its
-  ! arguments need only be valid memory) or, where f is no live handle,
-  ! the refusal stays local.
-  subroutine refuse_here(f, rc, note)
-    type(darray_file_t), intent(in) :: f
-    integer(c_int), intent(inout) :: rc
-    character(len=:), allocatable, intent(inout) :: note
-    if (rc /= DARRAY_EINVAL .or. .not. allocated(note)) return
-    if (c_file_refuse_next(f%p, rc, to_c(note)) /= DARRAY_SUCCESS) return
-    rc = DARRAY_SUCCESS
-    deallocate(note)
-  end subroutine refuse_here
-
   !> Write the box start(k) .. start(k)+count(k)-1 (1-based global indices)
   !> held densely in buf, in order (default DARRAY_ORDER_FORTRAN: buf can be
-  !> a Fortran array shaped count).
+  !> a Fortran array shaped count), of at least prod(count) elements.
   subroutine darray_write_section(f, a, start, count, buf, order, ierr)
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
     integer(int64), intent(in) :: start(:), count(:)
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(..), intent(in), target :: buf
     integer, intent(in), optional :: order
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
-    integer(c_int) :: rc, o
-    character(len=:), allocatable :: note
-    o = DARRAY_ORDER_FORTRAN
-    if (present(order)) o = int(order, c_int)
-    call section_args(a, start, count, s, c, rc, note)
-    call refuse_here(f, rc, note)
-    if (rc == DARRAY_SUCCESS) rc = c_write_section(f%p, a%p, s, c, o, buf)
-    call done_f(rc, ierr, 'darray_write_section', f, note)
+    call xfer(f, a, XF_WRITE + XF_SECTION, buf, 'darray_write_section', &
+      ierr, start, count, order)
   end subroutine darray_write_section
 
   !> Read the box start(k) .. start(k)+count(k)-1 (1-based) into buf.
@@ -1570,61 +1557,23 @@ contains
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
     integer(int64), intent(in) :: start(:), count(:)
-    type(*), dimension(*), intent(inout) :: buf
+    type(*), dimension(..), intent(inout), target :: buf
     integer, intent(in), optional :: order
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
-    integer(c_int) :: rc, o
-    character(len=:), allocatable :: note
-    o = DARRAY_ORDER_FORTRAN
-    if (present(order)) o = int(order, c_int)
-    call section_args(a, start, count, s, c, rc, note)
-    call refuse_here(f, rc, note)
-    if (rc == DARRAY_SUCCESS) rc = c_read_section(f%p, a%p, s, c, o, buf)
-    call done_f(rc, ierr, 'darray_read_section', f, note)
+    call xfer(f, a, XF_SECTION, buf, 'darray_read_section', ierr, start, &
+      count, order)
   end subroutine darray_read_section
 
   ! ---- nonblocking reads and writes -----------------------------------------
   !
   ! include/darrayio.h ("Nonblocking reads and writes") is the manual: posting
   ! is collective, a request completes with darray_wait, darray_test or
-  ! darray_wait_all, and its result is the blocking call's.
-  !
-  ! A pending darray_iwrite, darray_iread or their _section forms uses buf
-  ! after the post returns, until the request completes: buf must be the
-  ! program's array itself, never a copy. So their buf is assumed-rank
-  ! (dimension(..)) and ASYNCHRONOUS, without CONTIGUOUS: the compiler
-  ! passes such a dummy a descriptor of the actual argument, never a
-  ! temporary. An assumed-size or CONTIGUOUS dummy (darray_write's) would
-  ! make a non-contiguous actual argument (u(1:n:2), u(i, :), a pointer to
-  ! a strided section) a copy-in/copy-out temporary that dies when the call
-  ! returns: the library would write from, or read into, freed memory, and
-  ! the copy-out would happen before the read. The module refuses such a
-  ! buffer instead, with DARRAY_EINVAL, before anything is posted. A
-  ! zero-size buffer is passed as NULL (the C calls take NULL when a process
-  ! moves nothing), whatever its strides.
-  ! The buffered writes copy the data before they return, so their buf is
-  ! darray_write's: any array, contiguous or not.
-
-  ! The C address of a pending call's buffer; rc becomes DARRAY_EINVAL
-  ! with a note when buf is not contiguous.
-  subroutine pending_buf(buf, p, rc, note)
-    type(*), dimension(..), intent(in), target, asynchronous :: buf
-    type(c_ptr), intent(out) :: p
-    integer(c_int), intent(inout) :: rc
-    character(len=:), allocatable, intent(inout) :: note
-    p = c_null_ptr
-    ! size is -1 for an assumed-size actual argument, which is contiguous.
-    if (rc /= DARRAY_SUCCESS .or. size(buf) == 0) return
-    if (.not. is_contiguous(buf)) then
-      rc = DARRAY_EINVAL
-      note = 'buf is not contiguous (a strided section or pointer?): a ' // &
-        'pending request needs the array itself, not a temporary copy; ' // &
-        'pass a contiguous array, or use darray_bwrite'
-      return
-    end if
-    p = c_loc(buf)
-  end subroutine pending_buf
+  ! darray_wait_all, and its result is the blocking call's. A pending
+  ! darray_iwrite, darray_iread or their _section forms uses buf after the
+  ! post returns, until the request completes: buf must be the program's
+  ! array itself, contiguous (see "reads and writes" above), and ASYNCHRONOUS
+  ! where the program uses it while the request is pending. The buffered
+  ! writes copy the data before they return: any array.
 
   ! The memory order of a section buffer (default: Fortran order).
   integer(c_int) function order_of(order) result(o)
@@ -1635,22 +1584,16 @@ contains
 
   !> Post a write of every process's local piece (collective, nonblocking):
   !> darray_write as a request. buf must be contiguous (else
-  !> DARRAY_EINVAL, nothing posted), should be declared asynchronous, and
-  !> must stay unchanged until req completes.
+  !> DARRAY_EINVAL on every process, nothing posted), should be declared
+  !> asynchronous, and must stay unchanged until req completes.
   subroutine darray_iwrite(f, a, buf, req, ierr)
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
     type(*), dimension(..), intent(in), target, asynchronous :: buf
     integer(int64), intent(out) :: req
     integer, intent(out), optional :: ierr
-    type(c_ptr) :: p
-    integer(c_int) :: rc
-    character(len=:), allocatable :: note
-    rc = DARRAY_SUCCESS
-    req = DARRAY_REQUEST_NULL
-    call pending_buf(buf, p, rc, note)
-    if (rc == DARRAY_SUCCESS) rc = c_iwrite(f%p, a%p, p, req)
-    call done_f(rc, ierr, 'darray_iwrite', f, note)
+    call xfer(f, a, XF_WRITE + XF_POST, buf, 'darray_iwrite', ierr, &
+      req=req)
   end subroutine darray_iwrite
 
   !> Post a read of every process's local piece (collective, nonblocking):
@@ -1662,14 +1605,7 @@ contains
     type(*), dimension(..), intent(inout), target, asynchronous :: buf
     integer(int64), intent(out) :: req
     integer, intent(out), optional :: ierr
-    type(c_ptr) :: p
-    integer(c_int) :: rc
-    character(len=:), allocatable :: note
-    rc = DARRAY_SUCCESS
-    req = DARRAY_REQUEST_NULL
-    call pending_buf(buf, p, rc, note)
-    if (rc == DARRAY_SUCCESS) rc = c_iread(f%p, a%p, p, req)
-    call done_f(rc, ierr, 'darray_iread', f, note)
+    call xfer(f, a, XF_POST, buf, 'darray_iread', ierr, req=req)
   end subroutine darray_iread
 
   !> Post a write of the box start(k) .. start(k)+count(k)-1 (1-based):
@@ -1683,17 +1619,8 @@ contains
     integer(int64), intent(out) :: req
     integer, intent(in), optional :: order
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
-    type(c_ptr) :: p
-    integer(c_int) :: rc
-    character(len=:), allocatable :: note
-    req = DARRAY_REQUEST_NULL
-    call section_args(a, start, count, s, c, rc, note)
-    call refuse_here(f, rc, note)
-    call pending_buf(buf, p, rc, note)
-    if (rc == DARRAY_SUCCESS) &
-      rc = c_iwrite_section(f%p, a%p, s, c, order_of(order), p, req)
-    call done_f(rc, ierr, 'darray_iwrite_section', f, note)
+    call xfer(f, a, XF_WRITE + XF_SECTION + XF_POST, buf, &
+      'darray_iwrite_section', ierr, start, count, order, req)
   end subroutine darray_iwrite_section
 
   !> Post a read of the box start(k) .. start(k)+count(k)-1 (1-based) into
@@ -1706,17 +1633,8 @@ contains
     integer(int64), intent(out) :: req
     integer, intent(in), optional :: order
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
-    type(c_ptr) :: p
-    integer(c_int) :: rc
-    character(len=:), allocatable :: note
-    req = DARRAY_REQUEST_NULL
-    call section_args(a, start, count, s, c, rc, note)
-    call refuse_here(f, rc, note)
-    call pending_buf(buf, p, rc, note)
-    if (rc == DARRAY_SUCCESS) &
-      rc = c_iread_section(f%p, a%p, s, c, order_of(order), p, req)
-    call done_f(rc, ierr, 'darray_iread_section', f, note)
+    call xfer(f, a, XF_SECTION + XF_POST, buf, 'darray_iread_section', &
+      ierr, start, count, order, req)
   end subroutine darray_iread_section
 
   !> Post a buffered write of every process's local piece: as darray_iwrite,
@@ -1726,11 +1644,11 @@ contains
   subroutine darray_bwrite(f, a, buf, req, ierr)
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(..), intent(in), target :: buf
     integer(int64), intent(out) :: req
     integer, intent(out), optional :: ierr
-    req = DARRAY_REQUEST_NULL
-    call done(c_bwrite(f%p, a%p, buf, req), ierr, 'darray_bwrite', fp=f%p)
+    call xfer(f, a, XF_WRITE + XF_POST + XF_BUFFERED, buf, 'darray_bwrite', &
+      ierr, req=req)
   end subroutine darray_bwrite
 
   !> Post a buffered write of the box start .. start+count-1 (1-based): as
@@ -1739,19 +1657,12 @@ contains
     type(darray_file_t), intent(in) :: f
     type(darray_t), intent(in) :: a
     integer(int64), intent(in) :: start(:), count(:)
-    type(*), dimension(*), intent(in) :: buf
+    type(*), dimension(..), intent(in), target :: buf
     integer(int64), intent(out) :: req
     integer, intent(in), optional :: order
     integer, intent(out), optional :: ierr
-    integer(c_int64_t) :: s(DARRAY_MAX_DIMS), c(DARRAY_MAX_DIMS)
-    integer(c_int) :: rc
-    character(len=:), allocatable :: note
-    req = DARRAY_REQUEST_NULL
-    call section_args(a, start, count, s, c, rc, note)
-    call refuse_here(f, rc, note)
-    if (rc == DARRAY_SUCCESS) &
-      rc = c_bwrite_section(f%p, a%p, s, c, order_of(order), buf, req)
-    call done_f(rc, ierr, 'darray_bwrite_section', f, note)
+    call xfer(f, a, XF_WRITE + XF_SECTION + XF_POST + XF_BUFFERED, buf, &
+      'darray_bwrite_section', ierr, start, count, order, req)
   end subroutine darray_bwrite_section
 
   !> Post a flush of the file to stable storage: darray_file_sync as a
@@ -1959,6 +1870,7 @@ contains
     character(*), intent(in) :: name
     type(darray_t), intent(in) :: a
     integer, intent(out), optional :: ierr
+    call fortran_terms()
     call done(c_define(f%p, to_c(name), a%p), ierr, 'darray_define', fp=f%p)
   end subroutine darray_define
 
@@ -1982,6 +1894,7 @@ contains
     type(c_member_info_t) :: ci
     integer(c_int) :: rc
     integer :: i, nd
+    call fortran_terms()
     rc = c_inquire(f%p, int(index - 1, c_int), ci)
     if (rc == DARRAY_SUCCESS) then
       do i = 1, DARRAY_NAME_MAX
@@ -2073,6 +1986,7 @@ contains
       int(size(consumers), c_int), 'verdicts', size(verdicts), .true.)
     if (rc == DARRAY_SUCCESS) then
       call to_c_consumers(consumers, cc, names)
+      call fortran_terms()
       rc = c_advise_storage(int(size(gsizes), c_int), gsizes, esize, &
         int(size(consumers), c_int), cc, ca, v)
     end if
@@ -2106,6 +2020,7 @@ contains
       p = -1
       p(1:size(perm)) = int(perm - 1, c_int)
       call to_c_consumers(consumers, cc, names)
+      call fortran_terms()
       rc = c_advise_order(int(size(gsizes), c_int), gsizes, esize, &
         int(size(consumers), c_int), cc, p, ca, v)
     end if
@@ -2129,6 +2044,7 @@ contains
     integer(c_int64_t) :: g(max(1, size(gsizes)))
     g = 0
     g(1:size(gsizes)) = gsizes
+    call fortran_terms()
     call fortran_default(c_create_virtual(int(nprocs, c_int), &
       int(size(gsizes), c_int), g, int(type, c_int), a%p), a, &
       'darray_create_virtual', ierr)
@@ -2215,6 +2131,7 @@ contains
     u = output_unit
     if (present(unit)) u = unit
     call to_c_consumers(consumers, cc, names)
+    call fortran_terms()
     rc = c_advise_report(int(size(gsizes), c_int), gsizes, esize, &
       int(size(consumers), c_int), cc, text, n)
     call put_text(text, n, u)

@@ -196,6 +196,8 @@ DARRAY_API const char *darray_version_string(void);
     "the file uses a feature darrayio does not support (compression, ...)")    \
   X(DARRAY_EREQUEST, -21,                                                      \
     "not a pending request of this file (completed, or another file's)")       \
+  X(DARRAY_EBUFSIZE, -22,                                                      \
+    "the buffer is smaller than the data the call moves")                      \
   X(DARRAY_EINCONSISTENT, -100,                                                \
     "processes passed different values to a collective call")                  \
   X(DARRAY_EREMOTE, -101, "reserved: never returned")                          \
@@ -392,6 +394,35 @@ DARRAY_API const char *darray_errmsg(darray_t a);
  * \return the message, or "" when the last call on the handle succeeded
  */
 DARRAY_API const char *darray_file_errmsg(darray_file_t f);
+
+/** How messages quote indices (darray_set_index_style()). */
+typedef enum darray_index_style {
+  /** C's terms: 0-based entries `gsizes[0]`, ranges `[0, n)` */
+  DARRAY_INDEX_C = 0,
+  /** the Fortran module's: 1-based entries `gsizes(1)`, ranges `[1, n]` */
+  DARRAY_INDEX_FORTRAN = 1
+} darray_index_style_t;
+
+/**
+ * For language bindings: in which terms the messages of this thread's
+ * calls quote indices (local, per thread, needs no MPI).
+ *
+ * The indices a message quotes are those of the caller's arguments: an
+ * entry of an argument array (`gsizes`, `dist`, `dargs`, `psizes`, `perm`,
+ * `ghost`, `padded`, `gidx`, `lidx`, `start`, `count`), a cell, a
+ * dimension, a member number (darray_inquire()). In C's terms (the
+ * default) they are 0-based, `start[1] = -1 ... not inside [0, 8)`; in
+ * Fortran's 1-based, as the Fortran module counts them, `start(2) = 0 ...
+ * not inside [1, 8]`. Ranks are 0-based in both (MPI's); byte offsets are
+ * offsets. The Fortran module sets #DARRAY_INDEX_FORTRAN before each call
+ * it makes and #DARRAY_INDEX_C after it, so a C program never needs this.
+ * A request keeps the style of the thread that posted it.
+ *
+ * \param style #DARRAY_INDEX_C or #DARRAY_INDEX_FORTRAN
+ * \return the style before the call, or DARRAY_EINVAL (nothing changed)
+ *         when \p style is neither
+ */
+DARRAY_API int darray_set_index_style(int style);
 
 /** @} */
 
@@ -1154,7 +1185,9 @@ DARRAY_API int darray_file_delete(const char *path, MPI_Info info);
  * Each process passes its local buffer laid out as described by
  * darray_set_memory_layout(); ghosts and padding are not written. A process
  * that owns nothing still calls and may pass NULL. If any process's arguments
- * are invalid, no process writes anything.
+ * are invalid, no process writes anything. The size of \p buf is not known
+ * here: a buffer shorter than the local piece is read past its end;
+ * darray_xfer() with its size checks it (DARRAY_EBUFSIZE).
  *
  * \code
  * int64_t nbytes;
@@ -1188,7 +1221,8 @@ DARRAY_API int darray_write(darray_file_t f, darray_t a, const void *buf);
 /**
  * Read every process's local piece of an array (collective).
  *
- * Ghosts and padding in \p buf are left untouched.
+ * Ghosts and padding in \p buf are left untouched. As for darray_write(),
+ * the size of \p buf is not checked (darray_xfer() checks it).
  *
  * A member of a `.npz` dataset read whole is checked against the CRC-32
  * its archive records (hint `darray_verify_crc`, darray_dataset_open()):
@@ -1300,34 +1334,6 @@ DARRAY_API int darray_write_section(darray_file_t f, darray_t a, const int64_t s
 DARRAY_API int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
                         const int64_t count[], darray_order_t order,
                         void *buf);
-
-/**
- * For language bindings: refuse this process's next read or write call on
- * \p f (local).
- *
- * A binding that checks arguments the C calls cannot see (the Fortran
- * module: the lengths of `start` and `count`) must not return on one
- * process while the others wait in the collective call. It calls this
- * function and then makes the call anyway (with any arguments: an empty
- * section will do): the next darray_write(), darray_read(), their
- * _section forms or their nonblocking forms on \p f, on this process,
- * fails with \p code and \p msg as its own argument checks fail. As
- * every failed check of a collective call, it ends in the call's
- * agreement: every process returns \p code, the others with the message
- * "failed on rank R: " \p msg, and no byte moves anywhere. A posted
- * request is posted, and its completion returns \p code. Other calls on
- * \p f leave the refusal in place; a second refusal replaces the first.
- *
- * \param f    the file
- * \param code a darrayio error code (negative), e.g. #DARRAY_EINVAL
- * \param msg  the message, naming the argument (NULL: the code's text)
- * \retval DARRAY_SUCCESS the next call will fail so
- * \retval DARRAY_EINVAL \p code is not a darrayio error code
- * \retval DARRAY_EBADHANDLE \p f is not a live handle
- */
-DARRAY_API int darray_file_refuse_next(darray_file_t f, int code,
-                                       const char *msg);
-
 
 /**
  * Explain how a whole-array read or write of \p a through \p f would move
@@ -1745,6 +1751,85 @@ DARRAY_API int darray_test(darray_file_t f, darray_request_t *req, int *flag);
  */
 DARRAY_API int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
                                int codes[]);
+
+/** What darray_xfer() does (darray_xfer_args_t.how): an OR of these. */
+typedef enum darray_xfer_how {
+  DARRAY_XFER_READ = 0,     /**< read (the default) */
+  DARRAY_XFER_WRITE = 1,    /**< write */
+  DARRAY_XFER_SECTION = 2,  /**< a section: start, count, order are used */
+  DARRAY_XFER_POST = 4,     /**< post a request (nonblocking) into req */
+  DARRAY_XFER_BUFFERED = 8  /**< with POST and WRITE: copy buf at post */
+} darray_xfer_how_t;
+
+/** A buffer's size that is not known: not checked (see darray_xfer()). */
+#define DARRAY_UNSIZED ((int64_t)-1)
+
+/**
+ * The arguments of darray_xfer(), every read and write call in one: set
+ * the fields the call uses (a compound literal leaves the others zero).
+ */
+typedef struct darray_xfer_args {
+  unsigned how;           /**< an OR of #darray_xfer_how_t */
+  const int64_t *start;   /**< DARRAY_XFER_SECTION: first global index */
+  const int64_t *count;   /**< DARRAY_XFER_SECTION: extent (>= 0) */
+  darray_order_t order;   /**< DARRAY_XFER_SECTION: the layout of buf */
+  const void *buf;        /**< the buffer (reads write into it) */
+  int64_t nbytes;         /**< bytes \p buf holds (#DARRAY_UNSIZED: unknown) */
+  darray_request_t *req;  /**< DARRAY_XFER_POST: the request */
+  /** For language bindings: not DARRAY_SUCCESS when the binding found this
+   *  process's own arguments bad before calling (a Fortran buffer that
+   *  cannot be passed, say): the call fails with this code on this
+   *  process and agrees on it with the others, as for the library's own
+   *  checks; \p why is the message. */
+  int refuse;
+  const char *why;        /**< the message of \p refuse */
+} darray_xfer_args_t;
+
+/**
+ * Any read or write call with the size of its buffer checked (collective):
+ * darray_write(), darray_read(), their section forms, and, with
+ * #DARRAY_XFER_POST, darray_iwrite(), darray_iread(), darray_bwrite() and
+ * theirs, as \p args says.
+ *
+ * The size check: a process whose \p nbytes is smaller than what the call
+ * moves between \p buf and the file (a whole-array call: its local piece
+ * with ghosts and padding, darray_local_bytes(); a section: prod(count)
+ * elements) fails the call with DARRAY_EBUFSIZE, the message naming both
+ * sizes; as for every argument check, every process returns it and
+ * nothing is read or written anywhere (a posted request: at its
+ * completion; a buffered write copies nothing). A larger buffer is fine.
+ *
+ * Which calls check: only darray_xfer() with a size, and every read and
+ * write call of the Fortran module, which passes the actual argument's
+ * size (but for an assumed-size array, whose size Fortran does not know).
+ * The calls that take a bare pointer (darray_write() and the others above
+ * and below) cannot: they are darray_xfer() with #DARRAY_UNSIZED, and a
+ * short buffer there is read or written past its end.
+ *
+ * \code
+ * // a whole-array read into a buffer of n bytes
+ * rc = darray_xfer(f, a, &(darray_xfer_args_t){.how = DARRAY_XFER_READ,
+ *                                              .buf = u, .nbytes = n});
+ * // a posted section write
+ * rc = darray_xfer(f, a, &(darray_xfer_args_t){
+ *     .how = DARRAY_XFER_WRITE | DARRAY_XFER_SECTION | DARRAY_XFER_POST,
+ *     .start = s, .count = c, .order = DARRAY_ORDER_C, .buf = slab,
+ *     .nbytes = sizeof slab, .req = &req});
+ * \endcode
+ *
+ * \param f    the file
+ * \param a    a committed array
+ * \param args the call (its pointers are read during the call only, but
+ *             for the buffer of a posted, unbuffered request)
+ * \retval DARRAY_EBUFSIZE \p nbytes is smaller than the call needs on
+ *         some process
+ * \retval DARRAY_EINVAL \p how is not a combination above, or \p nbytes
+ *         is negative but #DARRAY_UNSIZED (on some process)
+ * \retval DARRAY_ENULL \p args is NULL (local: nothing can be agreed on)
+ * \return otherwise as the call \p how names
+ */
+DARRAY_API int darray_xfer(darray_file_t f, darray_t a,
+                           const darray_xfer_args_t *args);
 
 /** @} */
 

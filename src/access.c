@@ -273,13 +273,17 @@ int darray__region_args(xfer_t *x, const region_t *g, int64_t *n) {
                        "order = %d: a section buffer is in C or Fortran "
                        "order", (int)g->order);
   int64_t elems = 1;
+  bool F = x->fortran; /* a request's checks run in its I/O thread */
   for (int d = 0; d < a->d.ndims; d++) {
     if (g->start[d] < 0 || g->count[d] < 0 ||
         g->count[d] > a->d.gsizes[d] - g->start[d])
       return darray__err(x->msg, DARRAY_EINDEX,
-                         "start[%d] = %lld, count[%d] = %lld: not inside "
-                         "[0, %lld)", d, (long long)g->start[d], d,
-                         (long long)g->count[d], (long long)a->d.gsizes[d]);
+                         "%s = %lld, %s = %lld: not inside %s",
+                         darray__ix_arg(F, "start", d, DARRAY_IXBUF),
+                         darray__ix(F, g->start[d]),
+                         darray__ix_arg(F, "count", d, DARRAY_IXBUF),
+                         (long long)g->count[d],
+                         darray__ix_range(F, a->d.gsizes[d], DARRAY_IXBUF));
     elems *= g->count[d];
   }
   *n = elems;

@@ -70,7 +70,9 @@ int darray__check_shape(int ndims, const int64_t gsizes[], darray_type_t type,
   int64_t count = 1;
   for (int d = 0; d < ndims; d++) {
     if (gsizes[d] < 1)
-      return darray__err(msg, DARRAY_ESIZE, "gsizes[%d] = %lld is < 1", d,
+      return darray__err(msg, DARRAY_ESIZE, "%s = %lld is < 1",
+                         darray__ix_arg(darray__fortran(), "gsizes", d,
+                                        DARRAY_IXBUF),
                          (long long)gsizes[d]);
     if (!darray__mul_ok(count, gsizes[d], &count))
       return darray__err(msg, DARRAY_ESIZE,
@@ -247,7 +249,9 @@ int darray__check_distribution(int ndims, const darray_dist_t dist[],
   for (int d = 0; d < ndims; d++) {
     if (dist[d] < DARRAY_DIST_NONE || dist[d] > DARRAY_DIST_MULTIPARTITION)
       return darray__err(msg, DARRAY_EDIST,
-                         "dist[%d] = %d is not a darray_dist_t", d,
+                         "%s = %d is not a darray_dist_t",
+                         darray__ix_arg(darray__fortran(), "dist", d,
+                                        DARRAY_IXBUF),
                          (int)dist[d]);
     nmp += dist[d] == DARRAY_DIST_MULTIPARTITION;
     int64_t k = dargs ? dargs[d] : DARRAY_DEFAULT_ARG;
@@ -255,8 +259,11 @@ int darray__check_distribution(int ndims, const darray_dist_t dist[],
                      dist[d] == DARRAY_DIST_CYCLIC;
     if (takes_arg && k != DARRAY_DEFAULT_ARG && k < 1)
       return darray__err(msg, DARRAY_EDIST,
-                         "dargs[%d] = %lld: a block size must be >= 1 or "
-                         "DARRAY_DEFAULT_ARG", d, (long long)k);
+                         "%s = %lld: a block size must be >= 1 or "
+                         "DARRAY_DEFAULT_ARG",
+                         darray__ix_arg(darray__fortran(), "dargs", d,
+                                        DARRAY_IXBUF),
+                         (long long)k);
   }
   if (nmp != 0 && nmp != 3)
     return darray__err(msg, DARRAY_EDIST,
@@ -265,8 +272,10 @@ int darray__check_distribution(int ndims, const darray_dist_t dist[],
   for (int d = 0; d < ndims && nmp > 0; d++)
     if (dist[d] != DARRAY_DIST_MULTIPARTITION && dist[d] != DARRAY_DIST_NONE)
       return darray__err(msg, DARRAY_EDIST,
-                         "dist[%d]: with MULTIPARTITION every other "
-                         "dimension must be DARRAY_DIST_NONE", d);
+                         "%s: with MULTIPARTITION every other "
+                         "dimension must be DARRAY_DIST_NONE",
+                         darray__ix_arg(darray__fortran(), "dist", d,
+                                        DARRAY_IXBUF));
   return DARRAY_SUCCESS;
 }
 
@@ -295,8 +304,10 @@ int darray_set_grid(darray_t a, const int psizes[]) {
     return darray__err(a->errmsg, DARRAY_ENULL, "psizes is NULL");
   for (int d = 0; d < a->d.ndims; d++)
     if (psizes[d] < 0)
-      return darray__err(a->errmsg, DARRAY_EGRID, "psizes[%d] = %d is < 0",
-                         d, psizes[d]);
+      return darray__err(a->errmsg, DARRAY_EGRID, "%s = %d is < 0",
+                         darray__ix_arg(darray__fortran(), "psizes", d,
+                                        DARRAY_IXBUF),
+                         psizes[d]);
   memcpy(a->d.psizes, psizes, sizeof(int) * (size_t)a->d.ndims);
   return DARRAY_SUCCESS;
 }
@@ -314,12 +325,15 @@ int darray_set_storage_order(darray_t a, darray_order_t order,
     if (perm == NULL)
       return darray__err(a->errmsg, DARRAY_ENULL,
                          "perm is NULL with DARRAY_ORDER_PERM");
-    bool seen[DARRAY_MAX_DIMS] = {false};
+    bool seen[DARRAY_MAX_DIMS] = {false}, F = darray__fortran();
     for (int i = 0; i < a->d.ndims; i++) {
       if (perm[i] < 0 || perm[i] >= a->d.ndims || seen[perm[i]])
         return darray__err(a->errmsg, DARRAY_EORDER,
-                           "perm is not a permutation of 0..%d (perm[%d] = "
-                           "%d)", a->d.ndims - 1, i, perm[i]);
+                           "perm is not a permutation of %lld..%lld (%s = "
+                           "%lld)", darray__ix(F, 0),
+                           darray__ix(F, a->d.ndims - 1),
+                           darray__ix_arg(F, "perm", i, DARRAY_IXBUF),
+                           darray__ix(F, perm[i]));
       seen[perm[i]] = true;
       p[i] = perm[i];
     }
@@ -352,23 +366,26 @@ int darray_set_memory_layout(darray_t a, darray_order_t order,
     return darray__err(a->errmsg, DARRAY_EORDER,
                        "order = %d: memory order must be C or Fortran",
                        (int)order);
+  bool F = darray__fortran();
   for (int d = 0; d < a->d.ndims; d++) {
+    const char *g = darray__ix_arg(F, "ghost", d, DARRAY_IXBUF);
+    const char *p = darray__ix_arg(F, "padded", d, DARRAY_IXBUF);
     if (ghost && ghost[d] < 0)
-      return darray__err(a->errmsg, DARRAY_EGHOST, "ghost[%d] = %lld is < 0",
-                         d, (long long)ghost[d]);
+      return darray__err(a->errmsg, DARRAY_EGHOST, "%s = %lld is < 0", g,
+                         (long long)ghost[d]);
     if (padded && padded[d] < 0)
-      return darray__err(a->errmsg, DARRAY_EGHOST,
-                         "padded[%d] = %lld is < 0", d, (long long)padded[d]);
+      return darray__err(a->errmsg, DARRAY_EGHOST, "%s = %lld is < 0", p,
+                         (long long)padded[d]);
     /* so that extents (interior + 2 ghosts) and ghost offsets fit in 64
      * bits: a padded extent must hold both ghosts and one element anyway */
     if (ghost && ghost[d] > (INT64_MAX - a->d.gsizes[d]) / 2)
       return darray__err(a->errmsg, DARRAY_EGHOST,
-                         "ghost[%d] = %lld: the extent overflows 64 bits", d,
+                         "%s = %lld: the extent overflows 64 bits", g,
                          (long long)ghost[d]);
     if (ghost && padded && padded[d] > 0 && padded[d] <= 2 * ghost[d])
       return darray__err(a->errmsg, DARRAY_EGHOST,
-                         "padded[%d] = %lld is smaller than 2 * ghost[%d] + "
-                         "1 = %lld", d, (long long)padded[d], d,
+                         "%s = %lld is smaller than 2 * %s + 1 = %lld", p,
+                         (long long)padded[d], g,
                          (long long)(2 * ghost[d] + 1));
   }
   a->d.mem_order = order;

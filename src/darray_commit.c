@@ -24,15 +24,16 @@ static int resolve_multipartition(darray_desc_t *a, char *msg) {
     int want = mp ? a->q : 1;
     if (a->psizes[d] != 0 && a->psizes[d] != want)
       return darray__err(msg, DARRAY_EGRID,
-                         "psizes[%d] = %d: a MULTIPARTITION grid has %d "
-                         "there", d, a->psizes[d], want);
+                         "%s = %d: a MULTIPARTITION grid has %d there",
+                         DARRAY_ARG_AT("psizes", d), a->psizes[d], want);
     a->psizes[d] = want;
     a->block[d] = a->gsizes[d];
     if (mp && a->gsizes[d] < a->q)
       return darray__err(msg, DARRAY_EDIST,
-                         "gsizes[%d] = %lld is smaller than q = %d: "
-                         "MULTIPARTITION cells would be empty", d,
-                         (long long)a->gsizes[d], a->q);
+                         "%s = %lld is smaller than q = %d: "
+                         "MULTIPARTITION cells would be empty",
+                         DARRAY_ARG_AT("gsizes", d), (long long)a->gsizes[d],
+                         a->q);
   }
   return DARRAY_SUCCESS;
 }
@@ -44,9 +45,10 @@ static int resolve_grid(darray_desc_t *a, char *msg) {
     if (a->dist[d] == DARRAY_DIST_NONE) {
       if (a->psizes[d] > 1)
         return darray__err(msg, DARRAY_EGRID,
-                           "psizes[%d] = %d but dimension %d is not "
-                           "distributed (DARRAY_DIST_NONE)", d, a->psizes[d],
-                           d);
+                           "%s = %d but dimension %lld is not "
+                           "distributed (DARRAY_DIST_NONE)",
+                           DARRAY_ARG_AT("psizes", d), a->psizes[d],
+                           darray__ix(darray__fortran(), d));
       a->psizes[d] = 1;
     }
     if (a->psizes[d] == 0)
@@ -79,10 +81,11 @@ static int resolve_blocks(darray_desc_t *a, char *msg) {
         a->block[d] = n; /* larger blocks mean the same ownership */
       if (a->block[d] < ceil_np) /* block * p < n */
         return darray__err(msg, DARRAY_EDIST,
-                           "dargs[%d] = %lld: BLOCK(%lld) over %lld processes "
-                           "covers only %lld of %lld indices", d,
-                           (long long)k, (long long)k, (long long)p,
-                           (long long)(k * p), (long long)n);
+                           "%s = %lld: BLOCK(%lld) over %lld processes "
+                           "covers only %lld of %lld indices",
+                           DARRAY_ARG_AT("dargs", d), (long long)k,
+                           (long long)k, (long long)p, (long long)(k * p),
+                           (long long)n);
       break;
     case DARRAY_DIST_CYCLIC:
       a->block[d] = k > 0 ? (k < n ? k : n) : 1;
@@ -141,9 +144,10 @@ static int resolve_local(darray_t a) {
       int64_t pad = a->d.padded[d];
       if (len > 0 && pad > 0 && pad < len + 2 * a->d.ghost[d])
         return darray__err(a->errmsg, DARRAY_EGHOST,
-                           "padded[%d] = %lld is smaller than the local "
-                           "extent %lld plus 2 * ghost[%d] = %lld", d,
-                           (long long)a->d.padded[d], (long long)len, d,
+                           "%s = %lld is smaller than the local extent %lld "
+                           "plus 2 * %s = %lld", DARRAY_ARG_AT("padded", d),
+                           (long long)a->d.padded[d], (long long)len,
+                           DARRAY_ARG_AT("ghost", d),
                            (long long)(2 * a->d.ghost[d]));
       n *= len;
     }

@@ -21,20 +21,23 @@ static int check_committed(darray_t a) {
 
 static int check_cell(darray_t a, int cell) {
   int n = a->nsec > 0 ? a->nsec : 1;
+  bool F = darray__fortran();
   if (cell < 0 || cell >= n)
-    return darray__err(a->errmsg, DARRAY_EINDEX,
-                       "cell = %d is not in [0, %d)", cell, n);
+    return darray__err(a->errmsg, DARRAY_EINDEX, "cell = %lld is not in %s",
+                       darray__ix(F, cell), darray__ix_range(F, n, DARRAY_IXBUF));
   return DARRAY_SUCCESS;
 }
 
 static int check_gidx(darray_t a, const int64_t gidx[]) {
   if (gidx == NULL)
     return darray__err(a->errmsg, DARRAY_ENULL, "gidx is NULL");
+  bool F = darray__fortran();
   for (int d = 0; d < a->d.ndims; d++)
     if (gidx[d] < 0 || gidx[d] >= a->d.gsizes[d])
-      return darray__err(a->errmsg, DARRAY_EINDEX,
-                         "gidx[%d] = %lld is not in [0, %lld)", d,
-                         (long long)gidx[d], (long long)a->d.gsizes[d]);
+      return darray__err(a->errmsg, DARRAY_EINDEX, "%s = %lld is not in %s",
+                         darray__ix_arg(F, "gidx", d, DARRAY_IXBUF),
+                         darray__ix(F, gidx[d]),
+                         darray__ix_range(F, a->d.gsizes[d], DARRAY_IXBUF));
   return DARRAY_SUCCESS;
 }
 
@@ -215,8 +218,12 @@ int darray_global_index(darray_t a, int rank, int cell, const int64_t lidx[],
     int64_t n = darray__dist_set_size(&sec[cell].set[d]);
     if (lidx[d] < 0 || lidx[d] >= n)
       rc = darray__err(a->errmsg, DARRAY_EINDEX,
-                       "lidx[%d] = %lld is not in [0, %lld) on rank %d", d,
-                       (long long)lidx[d], (long long)n, rank);
+                       "%s = %lld is not in %s on rank %d",
+                       darray__ix_arg(darray__fortran(), "lidx", d,
+                                      DARRAY_IXBUF),
+                       darray__ix(darray__fortran(), lidx[d]),
+                       darray__ix_range(darray__fortran(), n, DARRAY_IXBUF),
+                       rank);
     else
       gidx[d] = darray__dist_set_global(&sec[cell].set[d], lidx[d]);
   }

@@ -90,34 +90,9 @@ const char *darray__xcall_name(const xcall_t *c) {
   return darray__xfer_call_name(&c->x, region_of(c));
 }
 
-/* A binding's refusal of this call's arguments (darray_file_refuse_next):
- * taken from f once, whatever the call does with it. */
-static int refusal(darray_file_t f, char *msg) {
-  int code = f->refuse_code;
-  if (code != DARRAY_SUCCESS)
-    snprintf(msg, DARRAY_ERRMSG_LEN, "%s", f->refuse_msg);
-  f->refuse_code = DARRAY_SUCCESS;
-  return code;
-}
-
-int darray_file_refuse_next(darray_file_t f, int code, const char *msg) {
-  int rc = darray__file_check(f);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (code >= 0 || strcmp(darray_err_name(code), "DARRAY_EUNKNOWN") == 0)
-    return darray__err(f->errmsg, DARRAY_EINVAL, "code = %d: not a "
-                       "darrayio error code", code);
-  f->refuse_code = code;
-  snprintf(f->refuse_msg, sizeof f->refuse_msg, "%s",
-           msg != NULL && msg[0] != '\0' ? msg : darray_strerror(code));
-  return DARRAY_SUCCESS;
-}
-
 int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
                         bool write, const region_t *g) {
-  char refused[DARRAY_ERRMSG_LEN];
   int rc = darray__file_check_mpi(f);
-  int refuse = rc == DARRAY_SUCCESS ? refusal(f, refused) : DARRAY_SUCCESS;
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
@@ -125,6 +100,8 @@ int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
   memset(c, 0, sizeof *c);
   c->x.f = f;
   c->x.buf = buf;
+  c->x.bufsize = DARRAY_UNSIZED;
+  c->x.fortran = darray__fortran();
   c->x.write = write;
   c->section = g != NULL;
   if (g != NULL)
@@ -135,14 +112,26 @@ int darray__xcall_setup(xcall_t *c, darray_file_t f, darray_t a, void *buf,
   c->x.a = &c->view;
   if (c->rc0 == DARRAY_SUCCESS)
     c->rc0 = common_args(&c->x);
-  if (refuse != DARRAY_SUCCESS) { /* as a failed check of the arguments */
-    c->rc0 = refuse;
-    snprintf(c->x.msg, sizeof c->x.msg, "%s", refused);
-  }
   darray__io_call_init(&c->x.io, &f->io, &c->x.stats);
   c->number = ++f->ncalls;
   c->t0 = MPI_Wtime();
   return DARRAY_SUCCESS;
+}
+
+void darray__xcall_args(xcall_t *c, int64_t nbytes, int refuse,
+                        const char *why) {
+  if (c->rc0 != DARRAY_SUCCESS)
+    return;
+  if (refuse != DARRAY_SUCCESS)
+    c->rc0 = darray__err(c->x.msg, refuse, "%s",
+                         why != NULL && why[0] ? why
+                                               : darray_strerror(refuse));
+  else if (nbytes < 0 && nbytes != DARRAY_UNSIZED)
+    c->rc0 = darray__err(c->x.msg, DARRAY_EINVAL,
+                         "nbytes = %lld: a size is >= 0 (or DARRAY_UNSIZED)",
+                         (long long)nbytes);
+  else
+    c->x.bufsize = nbytes;
 }
 
 /* Every process's bytes in the call: the array's, or the sum of the
@@ -446,11 +435,13 @@ void darray__xcall_fold(xcall_t *c, int rc) {
 }
 
 static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
-                const region_t *g) {
+                const region_t *g, const darray_xfer_args_t *args) {
   xcall_t c;
   int rc = darray__xcall_setup(&c, f, a, buf, write, g);
   if (rc != DARRAY_SUCCESS)
     return rc;
+  if (args != NULL)
+    darray__xcall_args(&c, args->nbytes, args->refuse, args->why);
   c.blocking = true;
   darray__async_idle(f); /* after the requests posted before it */
   rc = darray__xcall_begin(&c);
@@ -461,23 +452,51 @@ static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
   return rc;
 }
 int darray_write(darray_file_t f, darray_t a, const void *buf) {
-  return xfer(f, a, (void *)buf, true, NULL);
+  return xfer(f, a, (void *)buf, true, NULL, NULL);
 }
 
 int darray_read(darray_file_t f, darray_t a, void *buf) {
-  return xfer(f, a, buf, false, NULL);
+  return xfer(f, a, buf, false, NULL, NULL);
 }
 
 int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
                          const int64_t count[], darray_order_t order,
                          const void *buf) {
   region_t g = {start, count, order};
-  return xfer(f, a, (void *)buf, true, &g);
+  return xfer(f, a, (void *)buf, true, &g, NULL);
 }
 
 int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
                         const int64_t count[], darray_order_t order,
                         void *buf) {
   region_t g = {start, count, order};
-  return xfer(f, a, buf, false, &g);
+  return xfer(f, a, buf, false, &g, NULL);
+}
+
+/* darray_xfer: the call how names, with args' size and refusal. A how
+ * that names no call is refused as an argument is: the call its bits
+ * name as nearly as they can fails on every process alike. */
+int darray_xfer(darray_file_t f, darray_t a, const darray_xfer_args_t *args) {
+  if (args == NULL)
+    return darray__err(darray__errbuf_nohandle(), DARRAY_ENULL,
+                       "args is NULL");
+  unsigned how = args->how;
+  bool write = how & DARRAY_XFER_WRITE, post = how & DARRAY_XFER_POST;
+  bool buffered = how & DARRAY_XFER_BUFFERED;
+  darray_xfer_args_t checked = *args;
+  char why[96];
+  if (checked.refuse == DARRAY_SUCCESS &&
+      ((how & ~0xfu) != 0 || (buffered && !(post && write)))) {
+    snprintf(why, sizeof why, "how = %#x: not an OR of DARRAY_XFER_* that "
+             "names a call (BUFFERED needs POST and WRITE)", how);
+    checked.refuse = DARRAY_EINVAL;
+    checked.why = why;
+    buffered = false;
+  }
+  region_t g = {args->start, args->count, args->order};
+  const region_t *pg = how & DARRAY_XFER_SECTION ? &g : NULL;
+  if (post)
+    return darray__async_post(f, a, (void *)args->buf, write, pg, buffered,
+                              args->req, &checked);
+  return xfer(f, a, (void *)args->buf, write, pg, &checked);
 }

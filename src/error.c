@@ -39,6 +39,38 @@ int darray__mpi_ready(char *msg) {
   return DARRAY_SUCCESS;
 }
 
+/* The thread's index style (darray_set_index_style): thread-local, so
+ * that a Fortran call in one thread never changes another thread's C
+ * messages. */
+static _Thread_local int index_style = DARRAY_INDEX_C;
+
+int darray_set_index_style(int style) {
+  if (style != DARRAY_INDEX_C && style != DARRAY_INDEX_FORTRAN)
+    return DARRAY_EINVAL;
+  int old = index_style;
+  index_style = style;
+  return old;
+}
+
+bool darray__fortran(void) { return index_style == DARRAY_INDEX_FORTRAN; }
+
+long long darray__ix(bool fortran, int64_t i) {
+  return (long long)i + (fortran ? 1 : 0);
+}
+
+const char *darray__ix_arg(bool fortran, const char *name, int64_t i,
+                           char *buf) {
+  snprintf(buf, DARRAY_IX_LEN, fortran ? "%s(%lld)" : "%s[%lld]", name,
+           darray__ix(fortran, i));
+  return buf;
+}
+
+const char *darray__ix_range(bool fortran, int64_t n, char *buf) {
+  snprintf(buf, DARRAY_IX_LEN, fortran ? "[1, %lld]" : "[0, %lld)",
+           (long long)n);
+  return buf;
+}
+
 char *darray__errbuf_nohandle(void) {
   static _Thread_local char buf[DARRAY_ERRMSG_LEN];
   return buf;

@@ -61,10 +61,6 @@ typedef struct darray_file_s {
   int final_rc; /* what the close at MPI_Finalize returned (its message
                    in errmsg), for the program's darray_file_close */
   char errmsg[DARRAY_ERRMSG_LEN];
-  /* darray_file_refuse_next: the code (0: none) and message with which
-   * this process's next read or write call fails (darray_xfer.c) */
-  int refuse_code;
-  char refuse_msg[DARRAY_ERRMSG_LEN];
 } darray_file_s_t;
 
 /* Check that f is a live file handle and clear its message. */

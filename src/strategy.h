@@ -65,6 +65,10 @@ typedef struct xfer {
   bool folded;
   const char *entry; /* a request's entry point ("darray_iread", ...), for
                         messages; NULL: the blocking call's name */
+  int64_t bufsize; /* the bytes the caller says buf holds (darray_xfer),
+                      or DARRAY_UNSIZED */
+  bool fortran; /* the caller's messages quote indices as Fortran does
+                   (darray_set_index_style, taken when the call is made) */
 } xfer_t;
 
 /* Bytes [foff, foff + n) of the file, which this call writes from p (or

@@ -63,6 +63,30 @@ DARRAY_HIDDEN int darray__err(char *buf, int code, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * Indices in messages, in the caller's terms (darray_set_index_style;
+ * issue #38): C's, 0-based (`gsizes[0]`, `[0, n)`), or the Fortran
+ * module's, 1-based (`gsizes(1)`, `[1, n]`). darray__fortran says which
+ * this thread speaks; a call that runs elsewhere (a request in an I/O
+ * thread) takes it when it is made (xfer_t.fortran). Each helper writes
+ * into buf (DARRAY_IX_LEN bytes; DARRAY_IXBUF makes one for the message
+ * being formatted) and returns it.
+ */
+#define DARRAY_IX_LEN 64
+#define DARRAY_IXBUF ((char[DARRAY_IX_LEN]){0})
+DARRAY_HIDDEN bool darray__fortran(void);
+/* An index as the caller counts it: i, or i + 1. */
+DARRAY_HIDDEN long long darray__ix(bool fortran, int64_t i);
+/* Entry i of argument array name: "name[i]" or "name(i + 1)". */
+DARRAY_HIDDEN const char *darray__ix_arg(bool fortran, const char *name,
+                                         int64_t i, char *buf);
+/* The indices of n things: "[0, n)" or "[1, n]". */
+DARRAY_HIDDEN const char *darray__ix_range(bool fortran, int64_t n,
+                                           char *buf);
+/* Entry i of name in this thread's terms, for a message being formatted. */
+#define DARRAY_ARG_AT(name, i)                                                 \
+  darray__ix_arg(darray__fortran(), (name), (i), DARRAY_IXBUF)
+
 /* Buffer for failures with no handle (thread-local). */
 DARRAY_HIDDEN char *darray__errbuf_nohandle(void);
 

@@ -65,6 +65,10 @@ DARRAY_HIDDEN int darray__xfer_agree_call(xfer_t *x, const region_t *g,
 /* A section call's local checks (its box, its buffer) after rc. */
 DARRAY_HIDDEN int darray__xfer_section_checks(xfer_t *x, const region_t *g,
                                               int rc);
+/* DARRAY_EBUFSIZE when the caller sized buf (x->bufsize) below need, the
+ * bytes of g's section (NULL: of the local piece). */
+DARRAY_HIDDEN int darray__xfer_buf_check(xfer_t *x, const region_t *g,
+                                         int64_t need);
 /* x's access; for a section, the first agreement and the gather (*agreed). */
 DARRAY_HIDDEN int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc,
                                          bool *agreed);
@@ -111,6 +115,10 @@ typedef struct xcall {
 DARRAY_HIDDEN int darray__xcall_setup(xcall_t *c, struct darray_file_s *f,
                                       struct darray_s *a, void *buf,
                                       bool write, const region_t *g);
+/* After setup: the size the caller gave buf (darray_xfer's nbytes) and a
+ * language binding's own refusal (refuse, why), into c->rc0. */
+DARRAY_HIDDEN void darray__xcall_args(xcall_t *c, int64_t nbytes, int refuse,
+                                      const char *why);
 DARRAY_HIDDEN int darray__xcall_begin(xcall_t *c);
 /* begin in two halves, for requests whose begins are agreed on together
  * (src/async/async_batch.c); whole-array calls only (a section's begin

@@ -74,6 +74,23 @@ int darray__xfer_agree_call(xfer_t *x, const region_t *g, const strategy_t *s,
   return rc;
 }
 
+/* A buffer sized by the caller (darray_xfer, the Fortran module) that
+ * holds fewer than the need bytes the call moves through it (g: a
+ * section's; NULL: the local piece's): DARRAY_EBUFSIZE, both sizes
+ * named. Local; agreed on with the other arguments, before any byte
+ * moves. */
+int darray__xfer_buf_check(xfer_t *x, const region_t *g, int64_t need) {
+  if (x->bufsize == DARRAY_UNSIZED || x->bufsize >= need)
+    return DARRAY_SUCCESS;
+  return darray__err(x->msg, DARRAY_EBUFSIZE,
+                     "buf holds %lld bytes, but %s needs %lld: %s",
+                     (long long)x->bufsize, darray__xfer_call_name(x, g),
+                     (long long)need,
+                     g != NULL ? "the section's elements"
+                               : "this process's local piece, ghosts and "
+                                 "padding included (darray_local_bytes)");
+}
+
 /* Set up x's access: the array's cells, or this process's box. */
 int darray__xfer_section_checks(xfer_t *x, const region_t *g, int rc) {
   int64_t n = 0;
@@ -83,6 +100,8 @@ int darray__xfer_section_checks(xfer_t *x, const region_t *g, int rc) {
     rc = darray__err(x->msg, DARRAY_ENULL,
                      "buf is NULL but the section has %lld elements",
                      (long long)n);
+  if (rc == DARRAY_SUCCESS) /* n * esize: the section lies in the array */
+    rc = darray__xfer_buf_check(x, g, n * x->a->d.esize);
   return rc;
 }
 
@@ -94,6 +113,8 @@ int darray__xfer_access_of(xfer_t *x, const region_t *g, int rc, bool *agreed) {
       rc = darray__err(x->msg, DARRAY_ENULL,
                        "buf is NULL but this process owns %lld elements",
                        (long long)x->a->local_count);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__xfer_buf_check(x, NULL, x->a->local_bytes);
     return rc;
   }
   rc = darray__xfer_section_checks(x, g, rc);
@@ -144,8 +165,9 @@ int darray__xfer_temp_check(xfer_t *x) {
       return darray__err(x->msg, DARRAY_ELIMIT,
                          "darray_temp_limit = %lld bytes is less than the "
                          "%lld bytes this call needs: one element, to copy "
-                         "cell %d, which is strided in memory",
-                         (long long)lim, (long long)es, c);
+                         "cell %lld, which is strided in memory",
+                         (long long)lim, (long long)es,
+                         darray__ix(x->fortran, c));
   return DARRAY_SUCCESS;
 }
 

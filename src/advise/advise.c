@@ -42,8 +42,9 @@ const char *darray__advise_label(const darray_consumer_t *c, int i, char *buf,
 /* Prefix a consumer's own message with its place in the argument list. */
 static int consumer_err(char *msg, int rc, int i, const darray_consumer_t *c,
                         const char *what) {
-  return darray__err(msg, rc, "consumers[%d]%s%s%s: %s", i, c->name ? " (" : "",
-                     cname(c), c->name ? ")" : "", what);
+  return darray__err(msg, rc, "%s%s%s%s: %s", DARRAY_ARG_AT("consumers", i),
+                     c->name ? " (" : "", cname(c), c->name ? ")" : "",
+                     what);
 }
 
 void darray__advise_free(advisor_t *adv) {
@@ -82,7 +83,8 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
     return consumer_err(msg, rc, i, c, err);
   for (int d = 0; d < nd; d++)
     if (c->psizes[d] < 0) {
-      snprintf(what, sizeof what, "psizes[%d] = %d is < 0", d, c->psizes[d]);
+      snprintf(what, sizeof what, "%s = %d is < 0",
+               DARRAY_ARG_AT("psizes", d), c->psizes[d]);
       return consumer_err(msg, DARRAY_EGRID, i, c, what);
     }
   a->nprocs = c->nprocs;
@@ -104,9 +106,8 @@ static int consumer_setup(advisor_t *adv, int i, const int64_t gsizes[],
   cs->rr = malloc(sizeof *cs->rr * (size_t)c->nprocs);
   if (cs->rr == NULL)
     return darray__err(msg, DARRAY_ENOMEM,
-                       "out of memory for %d processes "
-                       "of consumers[%d]",
-                       c->nprocs, i);
+                       "out of memory for %d processes of %s", c->nprocs,
+                       DARRAY_ARG_AT("consumers", i));
   return DARRAY_SUCCESS;
 }
 
@@ -419,9 +420,11 @@ int darray_advise_order(int ndims, const int64_t gsizes[], int64_t esize,
   for (int i = 0; i < ndims; i++) {
     if (perm[i] < 0 || perm[i] >= ndims || seen[perm[i]]) {
       darray__advise_free(&adv);
+      bool F = darray__fortran();
       return darray__err(msg, DARRAY_EORDER,
-                         "perm is not a permutation of 0..%d (perm[%d] = %d)",
-                         ndims - 1, i, perm[i]);
+                         "perm is not a permutation of %lld..%lld (%s = %lld)",
+                         darray__ix(F, 0), darray__ix(F, ndims - 1),
+                         DARRAY_ARG_AT("perm", i), darray__ix(F, perm[i]));
     }
     seen[perm[i]] = true;
   }

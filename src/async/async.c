@@ -132,6 +132,10 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
   }
   if (c->x.buf == NULL || bytes == 0)
     return;
+  /* a sized buffer shorter than the copy: refused, nothing read past it */
+  c->rc0 = darray__xfer_buf_check(&c->x, c->section ? &c->g : NULL, bytes);
+  if (c->rc0 != DARRAY_SUCCESS)
+    return;
   int64_t cap = f->hints.nb_buffer_size;
   if (bytes > cap - q->held) {
     c->rc0 = darray__err(c->x.msg, DARRAY_ELIMIT,
@@ -248,7 +252,7 @@ static void enqueue(darray_file_t f, async_file_t *q, async_req_t *r) {
 
 int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
                        const region_t *g, bool buffered,
-                       darray_request_t *req) {
+                       darray_request_t *req, const darray_xfer_args_t *args) {
   if (req != NULL) /* whatever happens next */
     *req = DARRAY_REQUEST_NULL;
   async_req_t *r = calloc(1, sizeof *r);
@@ -277,6 +281,8 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   }
   async_file_t *q = f->async;
   *req = DARRAY_REQUEST_NULL;
+  if (args != NULL)
+    darray__xcall_args(&r->c, args->nbytes, args->refuse, args->why);
   own_copies(q, r, a, buffered, f);
   r->c.x.a = &r->c.view;
   darray__io_call_init(&r->c.x.io, &f->io, &r->c.x.stats);

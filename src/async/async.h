@@ -43,11 +43,13 @@
 typedef struct async_file async_file_t;
 
 /* Post a request (the entry points' common part). buffered: copy buf's
- * data now (darray_bwrite). */
+ * data now (darray_bwrite). args: darray_xfer's size and refusal (NULL:
+ * none). */
 DARRAY_HIDDEN int darray__async_post(struct darray_file_s *f,
                                      struct darray_s *a, void *buf,
                                      bool write, const region_t *g,
-                                     bool buffered, darray_request_t *req);
+                                     bool buffered, darray_request_t *req,
+                                     const darray_xfer_args_t *args);
 /* Wait until the file's I/O thread has no work left (nothing to do
  * without requests). Local. */
 DARRAY_HIDDEN void darray__async_idle(struct darray_file_s *f);

@@ -11,36 +11,36 @@
 
 int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
                   darray_request_t *req) {
-  return darray__async_post(f, a, (void *)buf, true, NULL, false, req);
+  return darray__async_post(f, a, (void *)buf, true, NULL, false, req, NULL);
 }
 
 int darray_iread(darray_file_t f, darray_t a, void *buf,
                  darray_request_t *req) {
-  return darray__async_post(f, a, buf, false, NULL, false, req);
+  return darray__async_post(f, a, buf, false, NULL, false, req, NULL);
 }
 
 int darray_bwrite(darray_file_t f, darray_t a, const void *buf,
                   darray_request_t *req) {
-  return darray__async_post(f, a, (void *)buf, true, NULL, true, req);
+  return darray__async_post(f, a, (void *)buf, true, NULL, true, req, NULL);
 }
 
 int darray_iwrite_section(darray_file_t f, darray_t a, const int64_t start[],
                           const int64_t count[], darray_order_t order,
                           const void *buf, darray_request_t *req) {
   region_t g = {start, count, order};
-  return darray__async_post(f, a, (void *)buf, true, &g, false, req);
+  return darray__async_post(f, a, (void *)buf, true, &g, false, req, NULL);
 }
 
 int darray_iread_section(darray_file_t f, darray_t a, const int64_t start[],
                          const int64_t count[], darray_order_t order,
                          void *buf, darray_request_t *req) {
   region_t g = {start, count, order};
-  return darray__async_post(f, a, buf, false, &g, false, req);
+  return darray__async_post(f, a, buf, false, &g, false, req, NULL);
 }
 
 int darray_bwrite_section(darray_file_t f, darray_t a, const int64_t start[],
                           const int64_t count[], darray_order_t order,
                           const void *buf, darray_request_t *req) {
   region_t g = {start, count, order};
-  return darray__async_post(f, a, (void *)buf, true, &g, true, req);
+  return darray__async_post(f, a, (void *)buf, true, &g, true, req, NULL);
 }

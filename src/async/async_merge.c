@@ -177,6 +177,8 @@ static char *merge_start(merge_t *m, async_req_t **b, int n) {
   snprintf(m->name, sizeof m->name, "%s x%d (merged)",
            darray__xcall_name(c0), n);
   c->x.entry = m->name;
+  c->x.bufsize = DARRAY_UNSIZED; /* the requests' own were checked */
+  c->x.fortran = c0->x.fortran;
   darray__io_call_init(&c->x.io, &c->x.f->io, &c->x.stats);
   char *base = NULL;
   for (int k = 0; k < n; k++) {

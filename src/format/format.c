@@ -218,13 +218,14 @@ static int matches(const darray_member_info_t *m, const struct darray_s *a,
     return darray__err(msg, DARRAY_EINVAL, "a: member '%s' has %d "
                        "dimensions, the array %d", m->name, m->ndims,
                        d.ndims);
+  bool F = darray__fortran(); /* dimensions, positions: 1-based there */
   for (int i = 0; i < m->ndims; i++)
     if (d.gsizes[i] != m->gsizes[i] || d.perm[i] != m->perm[i])
       return darray__err(msg, DARRAY_EINVAL, "a: member '%s' differs in "
-                         "dimension %d: size %lld, storage position %d; the "
-                         "array: %lld, %d", m->name, i,
-                         (long long)m->gsizes[i], m->perm[i],
-                         (long long)d.gsizes[i], d.perm[i]);
+                         "dimension %lld: size %lld, storage position %lld; "
+                         "the array: %lld, %lld", m->name, darray__ix(F, i),
+                         (long long)m->gsizes[i], darray__ix(F, m->perm[i]),
+                         (long long)d.gsizes[i], darray__ix(F, d.perm[i]));
   return DARRAY_SUCCESS;
 }
 
@@ -361,8 +362,10 @@ int darray_inquire(darray_file_t f, int index, darray_member_info_t *info) {
   if (rc == DARRAY_SUCCESS && info == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "info is NULL");
   if (rc == DARRAY_SUCCESS && (index < 0 || index >= n))
-    rc = darray__err(f->errmsg, DARRAY_EINDEX, "index = %d: the file has "
-                     "%d members", index, n);
+    rc = darray__err(f->errmsg, DARRAY_EINDEX, "index = %lld is not in %s: "
+                     "the file has %d members",
+                     darray__ix(darray__fortran(), index),
+                     darray__ix_range(darray__fortran(), n, DARRAY_IXBUF), n);
   if (rc == DARRAY_SUCCESS)
     *info = f->fmt->m[index].info;
   return rc;

@@ -452,7 +452,7 @@ static void test_error_table(void) {
   TU_EQ_STR(darray_err_name(DARRAY_EEOF), "DARRAY_EEOF");
   static const int unknown[] = {
       1,    77,   -98,     -99,        -102,           -199,
-      -22,  -210, -300, -100000, 2147483647, -2147483647 - 1};
+      -23,  -210, -300, -100000, 2147483647, -2147483647 - 1};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     TU_EQ_STR(darray_strerror(unknown[i]), "unknown error code");
     TU_EQ_STR(darray_err_name(unknown[i]), "DARRAY_EUNKNOWN");
