@@ -1551,7 +1551,7 @@ DARRAY_API int darray_iwrite(darray_file_t f, darray_t a, const void *buf,
  * Post a read of every process's local piece (collective, nonblocking).
  * As darray_read(); \p buf must not be used until the request completes.
  * A `.npz` member's CRC-32 is checked as by darray_read(): a mismatch is
- * the request's #DARRAY_ECRC on every process. Such a request's check is
+ * the request's DARRAY_ECRC on every process. Such a request's check is
  * collective: under `darray_async=files` it is completed in the calling
  * thread, not in the background.
  * \param f   an open file
@@ -1889,8 +1889,8 @@ typedef struct darray_member_info {
   /** the recorded CRC-32 of the member (its `.npy` header and data), as
    *  in the archive's central directory; 0 when \p has_crc is 0 */
   uint32_t crc32;
-  /** #DARRAY_SUCCESS when darrayio reads the member; else the code
-   *  darray_define() returns for it, #DARRAY_ENOTSUP (with a message that
+  /** DARRAY_SUCCESS when darrayio reads the member; else the code
+   *  darray_define() returns for it, DARRAY_ENOTSUP (with a message that
    *  names the member and its type): an element type with no darrayio
    *  type (Python objects `|O`, datetime64 `<M8[s]`, timedelta64,
    *  complex, bool, strings longer than 1, structured types), big-endian
@@ -1927,7 +1927,7 @@ typedef struct darray_member_info {
  * `disable`: a whole-array darray_read() or darray_iread() of a `.npz`
  * member compares the CRC-32 of the member's bytes (its `.npy` header and
  * the data read, each process's share combined in parallel) with the
- * recorded one and returns #DARRAY_ECRC on a mismatch (section reads
+ * recorded one and returns DARRAY_ECRC on a mismatch (section reads
  * cannot check; `.npy` files record no CRC, nor does a dataset being
  * written before its close); `darray_crc_thread` =
  * `automatic` (default), `enable` or `disable`: a thread beside a blocking

@@ -83,9 +83,14 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
   /* A FIFO opened for reading would hold MPI_File_open until a writer
    * comes: each process looks at the path first, and all agree before the
    * collective open (a path made a FIFO between the look and the open
-   * still waits: the look cannot be the open itself here). */
+   * still waits: the look cannot be the open itself here). If that
+   * agreement fails on this process alone, it joins the others' open all
+   * the same and fails it afterwards (late), so that darray_file_open's
+   * agreement on the open closes the file everywhere: no process is left
+   * waiting in MPI_File_open. */
+  int late = DARRAY_SUCCESS;
   int rc = darray__io_check_kind(darray__io_system_path(path), msg, msglen);
-  rc = darray__agree(comm, rc, msg);
+  rc = darray__agree_first(comm, rc, msg, NULL, 0, NULL, &late);
   if (rc != DARRAY_SUCCESS)
     return rc;
   errno = 0;
@@ -109,7 +114,7 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
              darray__short_path(path, sp, sizeof sp), text);
     return mpi_code(err, e);
   }
-  return DARRAY_SUCCESS;
+  return late; /* its message in msg (darray__agree_first) */
 }
 
 static int mpiio_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {

@@ -906,7 +906,7 @@ static const row_t rows[] = {
     {".npz member of shape (-8,)", run_dataset, DS(DS_SHAPE_NEG),
      DARRAY_EFORMAT, "shape is not a tuple of integers"},
     {".npz member of 9 dimensions", run_dataset, DS(DS_SHAPE_9D),
-     DARRAY_ENOTSUP, "more than 8 dimensions"},
+     DARRAY_ENOTSUP, "9 dimensions, more than 8"},
     {".npz member whose .npy header says 65535 bytes", run_dataset,
      DS(DS_HDR_LEN), DARRAY_EFORMAT, "(65545 bytes with the prefix)"},
     {".npy version 2 with a 2^31-byte header", run_dataset,

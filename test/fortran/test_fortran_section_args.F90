@@ -134,7 +134,7 @@ contains
     ct = [int(nx, int64), 1_int64]
     me = rank == nprocs - 1
     want = DARRAY_EINDEX
-    names = 'start['
+    names = 'start('
     select case (k)
     case (1)
       if (me) st = [1_int64, col, 1_int64]
@@ -152,10 +152,10 @@ contains
       if (me) st(1) = huge(st)
     case (6)
       if (me) ct(1) = nx + 1
-      names = 'count['
+      names = 'count('
     case default
       if (me) ct(2) = huge(ct)
-      names = 'count['
+      names = 'count('
     end select
   end subroutine args
 
@@ -219,7 +219,10 @@ contains
       ierr)
     call MPI_Info_free(info)
     call expect(ierr == DARRAY_SUCCESS, mode // ': darray_file_open')
-    allocate (buf(nx), back(nx))
+    ! one element more than a column: case 6's count of nx + 1 must meet
+    ! the index check, not the buffer-size check darray_bwrite_section makes
+    ! before it copies
+    allocate (buf(nx + 1), back(nx + 1))
     col = int(mod(rank, ny) + 1, int64)
     do k = 1, ncases
       do w = 1, ncalls
