@@ -464,7 +464,14 @@ darray_file_t tu_open(const char *path, const char *hints, int mode) {
 MPI_Info tu_info(const char *hints) {
   MPI_Info info;
   MPI_Info_create(&info);
-  char *copy = strdup(hints != NULL ? hints : ""), *save = NULL;
+  /* a copy by malloc, not strdup: test_bufbound wraps malloc and free at
+   * link time, and strdup's block (libc's own malloc) would reach its
+   * free unwrapped */
+  const char *h = hints != NULL ? hints : "";
+  size_t hn = strlen(h) + 1;
+  char *copy = malloc(hn), *save = NULL;
+  if (copy != NULL)
+    memcpy(copy, h, hn);
   for (char *t = copy ? strtok_r(copy, ";", &save) : NULL; t != NULL;
        t = strtok_r(NULL, ";", &save)) {
     char *eq = strchr(t, '=');
