@@ -125,6 +125,12 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
     return;
   int64_t bytes = a->local_bytes;
   if (c->section) {
+    /* the section's own checks first: a start or count outside the array
+     * is refused before anything is copied (the copy of prod(count)
+     * elements would read past the program's buffer) */
+    c->rc0 = darray__xfer_section_checks(&c->x, &c->g, DARRAY_SUCCESS);
+    if (c->rc0 != DARRAY_SUCCESS)
+      return;
     bytes = a->d.esize;
     for (int d = 0; d < nd && c->g.count != NULL; d++)
       if (c->g.count[d] < 0 || !darray__mul_ok(bytes, c->g.count[d], &bytes))
