@@ -810,12 +810,12 @@ DARRAY_API int darray_file_offset(darray_t a, const int64_t gidx[], int64_t *off
  *    rank writes or reads the group's pieces with one vector call per
  *    stretch of touching pieces; refused with `DARRAY_ELIMIT` where
  *    `cb_buffer_size` holds no element per member) or `groups` (writer
- *    groups over MPI-3 shared memory: the processes of a node, or
+ *    groups over POSIX shared memory: the processes of a node, or
  *    `cb_group_size` consecutive ranks, form a group whose first rank
  *    writes; in each cycle every member copies its own pieces of the next
- *    chunk of the group's extent into the writer's shared window, and the
+ *    chunk of the group's extent into the writer's shared segment, and the
  *    writer writes the stretches they cover, never the holes; nothing is
- *    sent between processes; the window, `cb_buffer_size` bytes in two
+ *    sent between processes; the segment, `cb_buffer_size` bytes in two
  *    halves so that the members fill one chunk while the writer writes
  *    the other, and the group communicator are made by the file's first
  *    `groups` call and kept until it closes; refused with

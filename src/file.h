@@ -51,7 +51,7 @@ typedef struct darray_file_s {
     MPI_Comm comm;
   } rows_comm[4];
   int rows_next;
-  /* the groups strategy's communicator and shared window
+  /* the groups strategy's communicator and shared segment
    * (src/groups/groups_comm.c): made by its first call, freed at close */
   struct gr_cache *groups;
   darray_stats_t stats;
