@@ -13,6 +13,10 @@
 # Environment:
 #   DARRAY_TEST_NP       process counts to use instead of the table below,
 #                        e.g. DARRAY_TEST_NP="1 2"
+#   DARRAY_TEST_NP_ONE   when 1, one process count of the test's own: 2
+#                        where its list has 2, else its first (`make
+#                        distcheck` in tools/quickstart.sh: the tarball's
+#                        build, not every count again)
 #   TESTMPIRUN           launcher command; the word NP is replaced by the
 #                        process count (default: "$DARRAY_MPIEXEC -n NP",
 #                        or "mpiexec -n NP")
@@ -81,6 +85,11 @@ case $name in
 esac
 if [ -n "${DARRAY_TEST_NP:-}" ]; then
   nps=$DARRAY_TEST_NP
+elif [ "${DARRAY_TEST_NP_ONE:-0}" = 1 ]; then
+  case " $nps " in
+    *" 2 "*) nps=2 ;;
+    *) nps=${nps%% *} ;;
+  esac
 fi
 
 # Quote the program and its arguments once, for eval below.
