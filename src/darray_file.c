@@ -9,8 +9,6 @@
 #include "array.h"
 #include "file.h"
 #include "async/async.h"
-#include "groups/groups.h"
-#include "rows/rows.h"
 #include "hints.h"
 #include "agree.h"
 #include "format/format.h"
@@ -341,8 +339,7 @@ static int close_collective(darray_file_t f, char *msg) {
     rc = arc;
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
-  darray__rows_close(f); /* the rows strategy's group communicators */
-  darray__groups_close(f); /* the groups strategy's, and its window */
+  darray__strategies_close(f); /* what strategies kept on the file */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   return rc;

@@ -205,13 +205,13 @@ int darray__xcall_begin(xcall_t *c) {
   return rc;
 }
 
-/* A merged access's plan (src/async/async_merge.c). Rows is no
- * candidate: it takes one cell per process of its group (rows.c,
- * plan_pieces), and a merged access gives each process B cells, one per
- * array; when a hint forces it, the access refuses (DARRAY_EHINT), and
- * its requests move one by one, under rows. Others are planned from
- * the table as for any call. */
-static bool merges(const strategy_t *s) { return strcmp(s->name, "rows"); }
+/* A merged access's plan (src/async/async_merge.c). A strategy marked
+ * unmerged (rows: one cell per process of its group, where a merged
+ * access gives each process B cells, one per array) is no candidate; when
+ * a hint forces it, the access refuses (DARRAY_EHINT), and its requests
+ * move one by one, under it. Others are planned from the table as for
+ * any call. */
+static bool merges(const strategy_t *s) { return !s->unmerged; }
 
 static int plan_merged(xfer_t *x, const strategy_t **s) {
   const strategy_t *table[DARRAY_MAX_STRATEGIES + 1];

@@ -220,14 +220,18 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
               .nsec = a->nsec};
   darray__io_call_init(&x.io, &f->io, &x.stats);
   describe_array(a, x.write, out);
-  bool conforming;
+  bool conforming = false;
   plan_t p;
   rc = process_table(&x, out, &conforming);
   if (rc == DARRAY_SUCCESS)
     rc = darray__plan_explain(&x, &p);
-  char dom[640];
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__tp_explain(&x, dom, sizeof dom);
+  /* each strategy's own line, in the table's order */
+  char lines[DARRAY_MAX_STRATEGIES][700];
+  for (int k = 0; darray__strategies[k] != NULL; k++) {
+    lines[k][0] = '\0';
+    if (rc == DARRAY_SUCCESS && darray__strategies[k]->explain != NULL)
+      rc = darray__strategies[k]->explain(&x, lines[k], sizeof lines[k]);
+  }
   darray__xfer_access_free(&x);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");
@@ -238,8 +242,9 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   fprintf(out, "  estimates: %s\n",
           darray__plan_estimates(&p, est, sizeof est));
   fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
-  if (dom[0] != '\0')
-    fprintf(out, "  two-phase file domains (darray_cb_domains): %s\n", dom);
+  for (int k = 0; darray__strategies[k] != NULL; k++)
+    if (lines[k][0] != '\0')
+      fprintf(out, "  %s\n", lines[k]);
   if (f->hints.backend == DARRAY_BACKEND_SUBFILES)
     fprintf(out, "  back end: subfiles: %" PRId64 " subfiles "
                  "(striping_factor), stripes of %" PRId64 " bytes "

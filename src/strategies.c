@@ -10,11 +10,14 @@
  * darray_explain prints every entry's estimate.
  *
  * Adding a strategy: a folder src/NAME/ that defines
- * `const strategy_t darray__strategy_NAME` (strategy.h says what each of
- * its functions must do; its estimate sizes the call as its prepare
- * does), its files in Makefile.am, one line in the list below, and its
- * tests (test/plan/test_plan_unit.c checks every entry's estimate against its
- * formula). Keep direct runs first: they are the fallback.
+ * `const strategy_t darray__strategy_NAME` with designated initializers
+ * (strategy.h says what each slot must do; its estimate sizes the call as
+ * its prepare does; state it keeps on the file across calls is freed by
+ * its close slot, words of its own for darray_explain come from its
+ * explain slot), its files in Makefile.am, one line in the list below,
+ * and its tests (test/plan/test_plan_unit.c checks every entry's estimate
+ * against its formula). Nothing outside its folder names it. Keep direct
+ * runs first: they are the fallback.
  */
 #include "strategy.h"
 
@@ -52,6 +55,12 @@ const char *darray__strategy_name(int i) {
     if (k == i)
       return darray__strategies[k]->name;
   return NULL;
+}
+
+void darray__strategies_close(struct darray_file_s *f) {
+  for (int k = 0; darray__strategies[k] != NULL; k++)
+    if (darray__strategies[k]->close != NULL)
+      darray__strategies[k]->close(f);
 }
 
 const strategy_t *darray__strategy_named(const char *name) {

@@ -169,7 +169,18 @@ typedef struct estimate {
  *    run feeds the CRC from the bytes this process writes (x->crc), where
  *    they are contiguous (two-phase's aggregators: their chunks), and on
  *    a whole-array read whose CRC is checked, from the bytes it read, as
- *    read; other strategies leave it to the owners' runs (src/format).
+ *    read; other strategies leave it to the owners' runs (src/format);
+ *  - unmerged: not a candidate for a merged access (src/async/async_merge.c:
+ *    B arrays' cells in one call), and refused there when a hint forces
+ *    it;
+ *  - close: frees the state run kept on the file across calls (group
+ *    communicators, shared segments), at the file's close, on every
+ *    process, in the table's order; NULL: it keeps none;
+ *  - explain: one line of darray_explain about this call under it (its
+ *    own words, e.g. two-phase's file domains), or "" for none; local.
+ *    NULL: nothing to say. Fails only when out of memory.
+ * Table lines use designated initializers; a slot left out is NULL or
+ * false.
  */
 typedef struct strategy {
   const char *name;
@@ -181,6 +192,9 @@ typedef struct strategy {
   void (*finish)(xfer_t *x);
   bool crc_share;
   int (*tally)(const xfer_t *x, const access_t *acc, darray_plan_row_t *row);
+  bool unmerged;
+  void (*close)(struct darray_file_s *f);
+  int (*explain)(xfer_t *x, char *buf, size_t n);
 } strategy_t;
 
 /* Tallies of strategies in which each process moves its own runs and
@@ -200,6 +214,9 @@ DARRAY_HIDDEN void darray__tally_own_end(darray_plan_row_t *row);
 DARRAY_HIDDEN extern const strategy_t *const darray__strategies[];
 /* The entry called name, or NULL. */
 DARRAY_HIDDEN const strategy_t *darray__strategy_named(const char *name);
+/* Every entry's close (their state kept on f), in the table's order;
+ * collective. */
+DARRAY_HIDDEN void darray__strategies_close(struct darray_file_s *f);
 
 /* The planner's answer for a call, with every entry's estimate. */
 typedef struct plan {
@@ -251,10 +268,5 @@ DARRAY_HIDDEN const char *darray__plan_estimates(const plan_t *p, char *buf,
 DARRAY_HIDDEN int darray__plan_decide(const xfer_t *x,
                                       const strategy_t *const *table,
                                       const access_t *acc, plan_t *p);
-
-/* Two-phase's file domains for this call in words (src/twophase), for
- * darray_explain; "" where the extents do not interleave. Fails only when
- * out of memory. */
-DARRAY_HIDDEN int darray__tp_explain(xfer_t *x, char *buf, size_t n);
 
 #endif /* DARRAYIO_STRATEGY_H */

@@ -303,5 +303,8 @@ static int direct_tally(const xfer_t *x, const access_t *acc,
 }
 
 const strategy_t darray__strategy_direct = {
-    "direct", false, {NULL, NULL}, direct_estimate, NULL, direct_run, NULL,
-    false, direct_tally};
+    .name = "direct",
+    .estimate = direct_estimate,
+    .run = direct_run,
+    .tally = direct_tally,
+};

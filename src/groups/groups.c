@@ -316,6 +316,12 @@ static int gr_run(xfer_t *x) {
  * process's own bytes: the owners' runs feed a dataset member's CRC
  * (crc_share false). */
 const strategy_t darray__strategy_groups = {
-    "groups", true, {NULL, NULL},
-    gr_estimate, gr_prepare, gr_run, gr_finish, false,
-    darray__groups_tally};
+    .name = "groups",
+    .collective = true,
+    .estimate = gr_estimate,
+    .prepare = gr_prepare,
+    .run = gr_run,
+    .finish = gr_finish,
+    .tally = darray__groups_tally,
+    .close = darray__groups_close, /* its communicator and segment */
+};

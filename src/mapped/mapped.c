@@ -292,5 +292,9 @@ static int mapped_tally(const xfer_t *x, const access_t *acc,
 }
 
 const strategy_t darray__strategy_mapped = {
-    "mapped", false, {"darray_map", "darray_map"}, mapped_estimate, NULL,
-    mapped_run, NULL, false, mapped_tally};
+    .name = "mapped",
+    .switches = {"darray_map", "darray_map"},
+    .estimate = mapped_estimate,
+    .run = mapped_run,
+    .tally = mapped_tally,
+};

@@ -245,6 +245,16 @@ static int rows_run(xfer_t *x) {
  * (rule 1 of plan.c takes the first entry whose switch is enabled, and
  * rows comes first), so its estimate reads romio_cb_*=disable itself. */
 const strategy_t darray__strategy_rows = {
-    "rows", true, {NULL, NULL},
-    rows_estimate, rows_prepare, rows_run, rows_finish, true,
-    darray__rows_tally};
+    .name = "rows",
+    .collective = true,
+    .estimate = rows_estimate,
+    .prepare = rows_prepare,
+    .run = rows_run,
+    .finish = rows_finish,
+    .crc_share = true,
+    .tally = darray__rows_tally,
+    /* one cell per process of its group (plan_pieces): a merged access
+     * gives each process B cells */
+    .unmerged = true,
+    .close = darray__rows_close, /* its group communicators */
+};

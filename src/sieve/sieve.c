@@ -336,6 +336,11 @@ static int sieve_run(xfer_t *x) {
 }
 
 const strategy_t darray__strategy_sieve = {
-    "sieve", false, {"romio_ds_read", "romio_ds_write"},
-    darray__sieve_estimate, sieve_prepare, sieve_run, sieve_finish, false,
-    darray__sieve_tally};
+    .name = "sieve",
+    .switches = {"romio_ds_read", "romio_ds_write"},
+    .estimate = darray__sieve_estimate,
+    .prepare = sieve_prepare,
+    .run = sieve_run,
+    .finish = sieve_finish,
+    .tally = darray__sieve_tally,
+};

@@ -215,6 +215,11 @@ static int st_run(xfer_t *x) {
  * aggregators write noncontiguous vectors in cycle order, not in file
  * order: the owners' runs feed a dataset member's CRC (crc_share false). */
 const strategy_t darray__strategy_static = {
-    "static", true, {NULL, NULL},
-    st_estimate, st_prepare, st_run, st_finish, false,
-    darray__static_tally};
+    .name = "static",
+    .collective = true,
+    .estimate = st_estimate,
+    .prepare = st_prepare,
+    .run = st_run,
+    .finish = st_finish,
+    .tally = darray__static_tally,
+};

@@ -143,9 +143,11 @@ int darray__tp_explain(xfer_t *x, char *buf, size_t n) {
   const darray_hints_t *h = &x->f->hints;
   darray__tp_domains(x, acc, &d);
   darray__tp_size(&d, h, x->write, acc, &s);
-  darray__tp_domains_text(&d, s.C, buf, n);
+  int head = snprintf(buf, n, "two-phase file domains (darray_cb_domains): ");
+  size_t at = head > 0 && (size_t)head < n ? (size_t)head : 0;
+  darray__tp_domains_text(&d, s.C, buf + at, n - at);
   double ns_layout, ns_logical;
-  size_t at = strlen(buf);
+  at = strlen(buf);
   if (darray__tp_weigh(x, acc, &d, &ns_layout, &ns_logical) && at < n)
     snprintf(buf + at, n - at, "; automatic: layout domains estimated "
              "%.3g ms, logical %.3g ms (darray_server_contention=%lld)",

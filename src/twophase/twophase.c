@@ -349,5 +349,14 @@ static int tp_run(xfer_t *x) {
 }
 
 const strategy_t darray__strategy_twophase = {
-    "twophase", true, {"romio_cb_read", "romio_cb_write"},
-    tp_estimate, tp_prepare, tp_run, tp_finish, true, darray__tp_tally};
+    .name = "twophase",
+    .collective = true,
+    .switches = {"romio_cb_read", "romio_cb_write"},
+    .estimate = tp_estimate,
+    .prepare = tp_prepare,
+    .run = tp_run,
+    .finish = tp_finish,
+    .crc_share = true,
+    .tally = darray__tp_tally,
+    .explain = darray__tp_explain, /* its file domains */
+};

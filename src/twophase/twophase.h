@@ -252,6 +252,11 @@ typedef struct tp {
 /* The call counted on paper (tp_tally.c; strategy.h's tally). */
 DARRAY_HIDDEN int darray__tp_tally(const xfer_t *x, const access_t *acc,
                                    darray_plan_row_t *row);
+/* Its line of darray_explain (the table's explain slot): the file domains
+ * in words, and under darray_cb_domains=automatic what was weighed; ""
+ * where the call's extents do not interleave. Fails only when out of
+ * memory. */
+DARRAY_HIDDEN int darray__tp_explain(xfer_t *x, char *buf, size_t n);
 
 /* One cycle of exchange and file access. */
 DARRAY_HIDDEN void darray__tp_cycle(tp_t *t, int64_t cycle);

@@ -787,12 +787,14 @@ static int est_s(const xfer_t *x, const access_t *acc, estimate_t *e) {
   return stand_in_estimate(2, e);
 }
 
-static const strategy_t sa = {"a", false, {NULL, NULL}, est_a, NULL, NULL,
-                              NULL, false, NULL};
-static const strategy_t sc = {"c", true, {"romio_cb_read", "romio_cb_write"},
-                              est_c, NULL, NULL, NULL, false, NULL};
-static const strategy_t ss = {"s", false, {"romio_ds_read", "romio_ds_write"},
-                              est_s, NULL, NULL, NULL, false, NULL};
+static const strategy_t sa = {.name = "a", .estimate = est_a};
+static const strategy_t sc = {.name = "c",
+                              .collective = true,
+                              .switches = {"romio_cb_read", "romio_cb_write"},
+                              .estimate = est_c};
+static const strategy_t ss = {.name = "s",
+                              .switches = {"romio_ds_read", "romio_ds_write"},
+                              .estimate = est_s};
 static const strategy_t *const stand_ins[] = {&sa, &sc, &ss, NULL};
 
 typedef struct rule_case {
