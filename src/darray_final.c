@@ -31,7 +31,7 @@
  * one, never holding the mutex while it closes one.
  */
 #include "file.h"
-#include "async/async.h"
+#include "pool.h"
 
 #include <pthread.h>
 

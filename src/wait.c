@@ -29,7 +29,7 @@
 
 #define SPIN_POLLS 16
 
-/* Set in the I/O threads of nonblocking requests (async_pool.c): a wait
+/* Set in the I/O threads of nonblocking requests (pool.c): a wait
  * there sleeps between polls instead of yielding. The program computes
  * meanwhile on the same cores, and a yield hands it the processor only
  * until the scheduler comes back to the poller, which then polls, and

@@ -86,16 +86,6 @@ DARRAY_HIDDEN int64_t darray__async_merged(void);
 DARRAY_HIDDEN int64_t darray__async_ran_here(void);
 DARRAY_HIDDEN void darray__async_hold(bool on);
 
-/* Have a thread run serve(q) (async_pool.c): an idle one of the pool, or
- * a new one; it returns to the pool when serve returns. -1: no thread. */
-DARRAY_HIDDEN int darray__pool_start(void (*serve)(void *), void *q);
-/* At MPI_Finalize, once no file is left (darray_final.c): the idle
- * threads of the pool end, and any that returns to it later ends too;
- * returns when the idle ones have ended. */
-DARRAY_HIDDEN void darray__pool_stop(void);
-/* Wait until no thread serves q any more (serve(q) has returned): then q
- * may be freed. */
-DARRAY_HIDDEN void darray__pool_wait(const void *q);
 
 /* The final agreement of a request as a nonblocking collective: the same
  * result everywhere (the most negative code), and the failing process's

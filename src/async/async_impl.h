@@ -11,6 +11,7 @@
 #define DARRAYIO_ASYNC_IMPL_H
 
 #include "async/async.h"
+#include "pool.h"
 
 #include <pthread.h>
 

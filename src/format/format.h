@@ -197,7 +197,7 @@ typedef struct fmt_share {
   uint32_t r;
   int rc;
 } fmt_share_t;
-/* THREAD: start the job in a pool thread (src/async/async_pool.c);
+/* THREAD: start the job in a pool thread (src/pool.c);
  * false when none could be had (then the caller feeds it AFTER). */
 DARRAY_HIDDEN bool darray__format_share_start(fmt_share_t *sh);
 /* THREAD: wait for the job's end. */

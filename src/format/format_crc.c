@@ -9,7 +9,7 @@
  */
 #include "format/format.h"
 #include "layout/layout.h"
-#include "async/async.h"
+#include "pool.h"
 
 #include <stdlib.h>
 #include <string.h>

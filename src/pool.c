@@ -2,7 +2,9 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async_pool.c - the threads that serve files' requests (async_thread.c).
+ * pool.c - the library's threads: they serve files' requests
+ * (src/async/async_thread.c) and compute a write's CRC share beside it
+ * (src/format/format_crc.c).
  *
  * Each file with requests has a thread of its own, so that requests of
  * different files never wait for one another (collectives of two files may
@@ -15,7 +17,7 @@
  * before keeps its core. At MPI_Finalize, once every file is closed
  * (darray_final.c), the pool's threads end (darray__pool_stop).
  */
-#include "async/async.h"
+#include "pool.h"
 #include "agree.h"
 
 #include <pthread.h>
