@@ -1958,8 +1958,8 @@ typedef struct darray_member_info {
  *         refused by darray_define() alone; an archive of more than 2^20
  *         members is refused
  * \retval DARRAY_EIO, DARRAY_ENOENT, DARRAY_EACCESS, DARRAY_EHINT,
- *         DARRAY_ECOMM, DARRAY_EINCONSISTENT, DARRAY_EREMOTE,
- *         DARRAY_ENOMEM, DARRAY_EISDIR as for darray_file_open(), and
+ *         DARRAY_ECOMM, DARRAY_EINCONSISTENT, DARRAY_ENOMEM,
+ *         DARRAY_EISDIR as for darray_file_open(), and
  *         DARRAY_ENOTSUP for a FIFO or socket at \p path (at once, read-only
  *         too)
  */
@@ -2000,7 +2000,6 @@ DARRAY_API int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
  * \retval DARRAY_ESTATE \p f is not a dataset, or \p a is not committed
  * \retval DARRAY_ECOMM the communicators do not match
  * \retval DARRAY_EINCONSISTENT processes passed different names or arrays
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f or \p a is not a live handle
  */
@@ -2055,7 +2054,6 @@ DARRAY_API int darray_inquire(darray_file_t f, int index,
  *         names the first such member)
  * \retval DARRAY_ESTATE \p f is not a dataset opened for reading
  * \retval DARRAY_EIO, DARRAY_EEOF reading failed
- * \retval DARRAY_EREMOTE the call failed on another process
  * \retval DARRAY_ENOMEM out of memory
  * \retval DARRAY_EBADHANDLE \p f is not a live handle
  */

@@ -59,22 +59,18 @@ static void describe_array(const struct darray_s *a, bool write, FILE *out) {
   fprintf(out, "\n");
 }
 
-/* Per-process table, from the call's access summary; returns whether
- * every process is conforming (its data is one contiguous stretch per
- * cell). */
-static int process_table(xfer_t *x, FILE *out, bool *conforming) {
+/* Per-process table, from the call's access summary. */
+static int process_table(xfer_t *x, FILE *out) {
   const access_t *acc;
   char h1[32], h2[32];
   int rc = darray__xfer_access(x, &acc);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  *conforming = true;
   fprintf(out, "  %5s %10s %12s %26s %12s  %s\n", "rank", "runs", "bytes",
           "file extent", "holes", "run length min/mean/max");
   for (int r = 0; r < acc->P; r++) {
     const access_rank_t *s = &acc->rank[r];
     int64_t holes = s->hi - s->lo - s->bytes;
-    *conforming &= s->conforms;
     if (acc->P > 16 && r >= 8 && r < acc->P - 2) {
       if (r == 8)
         fprintf(out, "  %5s\n", "...");
@@ -199,14 +195,14 @@ static int nonblocking(darray_file_t f, const struct darray_s *a, bool write,
   return rc;
 }
 
-int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
+/* What darray_explain refuses, out aside (the same as the calls it
+ * describes). */
+static int explain_check(darray_file_t f, darray_t a) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  if (out == NULL)
-    return darray__err(f->errmsg, DARRAY_ENULL, "out is NULL");
   if (!a->committed)
     return darray__err(f->errmsg, DARRAY_ESTATE,
                        "a: the array is not committed");
@@ -216,15 +212,57 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (!darray__add_ok(a->d.disp, bytes, &end)) /* as darray_write refuses */
     return darray__err(f->errmsg, DARRAY_ESIZE,
                        "displacement + array bytes overflows 64 bits");
+  return DARRAY_SUCCESS;
+}
+
+/* The facts of call x that darray_explain puts in words: its access
+ * summary's verdicts and the planner's answer. */
+static int facts(xfer_t *x, explain_facts_t *e) {
+  const access_t *acc;
+  int rc = darray__xfer_access(x, &acc);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  e->conforming = true;
+  for (int r = 0; r < acc->P; r++)
+    e->conforming &= acc->rank[r].conforms;
+  e->interleaved = acc->interleaved;
+  return darray__plan_explain(x, &e->plan);
+}
+
+int darray__explain_facts(darray_file_t f, darray_t a, int write,
+                          explain_facts_t *e) {
+  memset(e, 0, sizeof *e);
+  int rc = explain_check(f, a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
+  xfer_t x = {.f = f, .a = a, .write = write != 0, .sec = a->sec,
+              .nsec = a->nsec};
+  darray__io_call_init(&x.io, &f->io, &x.stats);
+  rc = facts(&x, e);
+  darray__xfer_access_free(&x);
+  if (rc != DARRAY_SUCCESS)
+    return darray__err(f->errmsg, rc, "out of memory");
+  return DARRAY_SUCCESS;
+}
+
+int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
+  int rc = darray__file_check(f);
+  if (rc == DARRAY_SUCCESS)
+    rc = darray__array_check(a);
+  if (rc == DARRAY_SUCCESS && out == NULL)
+    return darray__err(f->errmsg, DARRAY_ENULL, "out is NULL");
+  if (rc == DARRAY_SUCCESS)
+    rc = explain_check(f, a);
+  if (rc != DARRAY_SUCCESS)
+    return rc;
   xfer_t x = {.f = f, .a = a, .write = write != 0, .sec = a->sec,
               .nsec = a->nsec};
   darray__io_call_init(&x.io, &f->io, &x.stats);
   describe_array(a, x.write, out);
-  bool conforming = false;
-  plan_t p;
-  rc = process_table(&x, out, &conforming);
+  explain_facts_t e;
+  rc = facts(&x, &e);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__plan_explain(&x, &p);
+    rc = process_table(&x, out);
   /* each strategy's own line, in the table's order */
   char lines[DARRAY_MAX_STRATEGIES][700];
   for (int k = 0; darray__strategies[k] != NULL; k++) {
@@ -236,12 +274,12 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");
   fprintf(out, "  conforms to the storage order: %s\n",
-          conforming ? "yes (each process's data is one stretch per cell)"
-                     : "no (some process's data is split into many runs)");
+          e.conforming ? "yes (each process's data is one stretch per cell)"
+                       : "no (some process's data is split into many runs)");
   char est[DARRAY_ESTIMATES_LEN];
   fprintf(out, "  estimates: %s\n",
-          darray__plan_estimates(&p, est, sizeof est));
-  fprintf(out, "  strategy: %s, because %s\n", p.s->name, p.why);
+          darray__plan_estimates(&e.plan, est, sizeof est));
+  fprintf(out, "  strategy: %s, because %s\n", e.plan.s->name, e.plan.why);
   for (int k = 0; darray__strategies[k] != NULL; k++)
     if (lines[k][0] != '\0')
       fprintf(out, "  %s\n", lines[k]);

@@ -269,4 +269,19 @@ DARRAY_HIDDEN int darray__plan_decide(const xfer_t *x,
                                       const strategy_t *const *table,
                                       const access_t *acc, plan_t *p);
 
+/* What darray_explain says of a call, in numbers (explain.c): the lines
+ * it prints are made from these, so a program (the tests) can check the
+ * explanation's consistency without reading its sentences. */
+typedef struct explain_facts {
+  plan_t plan;      /* the planner's answer: "estimates:" and "strategy:" */
+  bool conforming;  /* every process's data is one stretch per cell:
+                       "conforms to the storage order" */
+  bool interleaved; /* the processes' extents interleave */
+} explain_facts_t;
+/* The facts of a call of a on f (write: 1) that darray_explain(f, a,
+ * write, ...) would print; local, and refusing what it refuses (out
+ * aside). */
+DARRAY_HIDDEN int darray__explain_facts(darray_file_t f, darray_t a,
+                                        int write, explain_facts_t *e);
+
 #endif /* DARRAYIO_STRATEGY_H */

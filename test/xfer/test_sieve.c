@@ -34,7 +34,9 @@
  *     planner's choice under romio_ds_* / romio_cb_* hints; large holes
  *     (BTIO-like) are not sieved by the default cost model; sections with
  *     holes nobody accesses are sieved automatically (and the holes keep
- *     their bytes); a file shorter than the array gives DARRAY_EEOF on
+ *     their bytes); the write join rule at its threshold, 2 gap + len
+ *     against the write latency's bytes, on both sides of it, in calls
+ *     and bytes; a file shorter than the array gives DARRAY_EEOF on
  *     every rank.
  *
  * Run: mpiexec -n 1..4 ./test_sieve   (TEST_PART=1..4 runs one part)
@@ -841,20 +843,24 @@ static void test_counters(const char *path) {
   TU_EQ_I64(k.r.bytes_read, 16 * mine * 4);
 }
 
-/* (darray_map=disable: the file's pages mapped would be the cheapest.)
- * Sections that do not interleave but have holes no process accesses:
- * process r reads and writes rows [r*64/P, (r+1)*64/P) x columns [0, 32)
- * of a row-major 64x64 int32 array. Automatic sieving reads each section
- * with one call (its runs: 128 bytes every 256) and writes it with one
- * read-modify-write; the other columns keep their bytes. */
-static void test_sections_auto(const char *path, const char *hints,
-                               int sieved) {
+/* A rows x cols row-major int32 array in a file of background bytes:
+ * process r reads, then writes new values to, rows [r*rows/P,
+ * (r+1)*rows/P) x columns [0, w) through a file opened with hints; the
+ * section read, and the whole file after the write (rank 0), are checked
+ * against the image; the read's and the write's counters go to *rd and
+ * *wr. */
+static void section_io(const char *path, const char *hints, int64_t rows,
+                       int64_t cols, int64_t w, darray_stats_t *rd,
+                       darray_stats_t *wr) {
   int rank = tu_rank(), P = tu_nprocs();
-  int64_t g[2] = {64, 64}, r0 = rank * 64 / P, r1 = (rank + 1) * 64 / P;
-  int64_t start[2] = {r0, 0}, count[2] = {r1 - r0, 32};
-  int64_t size = 64 * 64 * 4;
+  int64_t g[2] = {rows, cols}, r0 = rank * rows / P;
+  int64_t r1 = (rank + 1) * rows / P;
+  int64_t start[2] = {r0, 0}, count[2] = {r1 - r0, w};
+  int64_t size = rows * cols * 4;
   unsigned char *img = malloc((size_t)size);
-  int32_t *sec = malloc((size_t)(count[0] * 32 * 4) + 4);
+  int32_t *sec = malloc((size_t)(count[0] * w * 4) + 4);
+  memset(rd, 0, sizeof *rd);
+  memset(wr, 0, sizeof *wr);
   for (int64_t o = 0; o < size; o++)
     img[o] = bg_byte(o);
   if (rank == 0)
@@ -865,29 +871,23 @@ static void test_sections_auto(const char *path, const char *hints,
   if (TU_OK(darray_create(MPI_COMM_WORLD, 2, g, DARRAY_INT32, &a)) &&
       TU_OK(darray_commit(a)) &&
       open_file(path, DARRAY_MODE_RDWR, 0, hints, &f)) {
-    darray_stats_t st;
     TU_OK(darray_read_section(f, a, start, count, DARRAY_ORDER_C, sec));
-    darray_file_get_stats(f, &st);
-    TU_EQ_I64(st.read_calls, sieved ? 1 : count[0]);
+    darray_file_get_stats(f, rd);
     int64_t bad = 0;
     for (int64_t i = 0; i < count[0]; i++)
-      bad += memcmp(&sec[i * 32], img + (r0 + i) * 256, 128) != 0;
+      bad += memcmp(&sec[i * w], img + (r0 + i) * cols * 4, (size_t)w * 4) !=
+             0;
     TU_EQ_I64(bad, 0);
-    for (int64_t i = 0; i < count[0]; i++) /* new values, in the image too */
-      for (int64_t j = 0; j < 32; j++) {
-        sec[i * 32 + j] = (int32_t)tu_value(31, (r0 + i) * 64 + j);
-        memcpy(img + ((r0 + i) * 64 + j) * 4, &sec[i * 32 + j], 4);
-      }
-    for (int64_t i = 0; i < 64; i++) /* others' rows, for the check */
-      for (int64_t j = 0; j < 32; j++) {
-        int32_t v = (int32_t)tu_value(31, i * 64 + j);
-        memcpy(img + (i * 64 + j) * 4, &v, 4);
+    for (int64_t i = 0; i < rows; i++) /* new values, every process's */
+      for (int64_t j = 0; j < w; j++) {
+        int32_t v = (int32_t)tu_value(31, i * cols + j);
+        memcpy(img + (i * cols + j) * 4, &v, 4);
+        if (i >= r0 && i < r1)
+          sec[(i - r0) * w + j] = v;
       }
     darray_file_reset_stats(f);
     TU_OK(darray_write_section(f, a, start, count, DARRAY_ORDER_C, sec));
-    darray_file_get_stats(f, &st);
-    TU_EQ_I64(st.write_calls, sieved ? 1 : count[0]);
-    TU_EQ_I64(st.read_calls, sieved ? 1 : 0); /* read-modify-write */
+    darray_file_get_stats(f, wr);
     TU_OK(darray_file_close(&f));
     if (rank == 0) {
       int64_t got;
@@ -902,6 +902,63 @@ static void test_sections_auto(const char *path, const char *hints,
   darray_free(&a);
   free(img);
   free(sec);
+}
+
+/* (darray_map=disable: the file's pages mapped would be the cheapest.)
+ * Sections that do not interleave but have holes no process accesses:
+ * process r reads and writes rows [r*64/P, (r+1)*64/P) x columns [0, 32)
+ * of a row-major 64x64 int32 array. Automatic sieving reads each section
+ * with one call (its runs: 128 bytes every 256) and writes it with one
+ * read-modify-write; the other columns keep their bytes. */
+static void test_sections_auto(const char *path, const char *hints,
+                               int sieved) {
+  int rank = tu_rank(), P = tu_nprocs();
+  int64_t nrows = (rank + 1) * 64 / P - rank * 64 / P;
+  darray_stats_t rd, wr;
+  section_io(path, hints, 64, 64, 32, &rd, &wr);
+  TU_EQ_I64(rd.read_calls, sieved ? 1 : nrows);
+  TU_EQ_I64(wr.write_calls, sieved ? 1 : nrows);
+  TU_EQ_I64(wr.read_calls, sieved ? 1 : 0); /* read-modify-write */
+}
+
+/*
+ * The write join rule at its threshold (sieve.c: a run joins a write's
+ * window when (2 gap + len) / bw <= L_wr; the hole is read and written
+ * back, the run read as well). With 1 ns a byte (1000 MB/s) and
+ * L_wr = 4000 ns the threshold is 2 gap + len <= 4000 bytes. Runs of
+ * len = 400 B (100 int32) every row of a row-major array:
+ *  - 550 columns: gap 1800 B, 2 gap + len = 4000, exactly on it: the 4
+ *    rows of a process join one window of 3 * 2200 + 400 = 7000 B, and
+ *    read-modify-writing it pays (below): 1 read and 1 write of 7000 B;
+ *  - 600 columns: gap 2000 B, 2 gap + len = 4400 > 4000 (gap + len =
+ *    2400 would join): no window; each run written alone: 4 writes of
+ *    400 B, nothing read.
+ * A read-modify-write pays, with locks (L_rd = 4000: 2 L_rd a lock and
+ * its unlock) against the runs' 4 writes of (L_wr + 2 L_rd) + 400 B each
+ * = 49600 ns: 8000 + 4000 + 4000 + 2 * 7000 = 30000 ns on 550 columns,
+ * and on 600 columns (had the 4 runs joined: 7600 B) 31200 ns, so a rule
+ * that let the 600-column runs join would show as a read. Reads join
+ * holes of gap / bw <= L_rd = 4000 B: both read one window.
+ */
+static void test_join_threshold(const char *path) {
+  const char *h = "darray_strategy=sieve;darray_ds_bandwidth_mbs=1000;"
+                  "darray_ds_wr_latency_ns=4000;darray_ds_rd_latency_ns=4000;"
+                  "ind_rd_buffer_size=65536;ind_wr_buffer_size=65536;"
+                  "darray_concurrent_writers=locked";
+  int64_t rows = 4 * tu_nprocs();
+  darray_stats_t rd, wr;
+  section_io(path, h, rows, 550, 100, &rd, &wr);
+  if (!TU_EQ_I64(wr.read_calls, 1) || !TU_EQ_I64(wr.bytes_read, 7000) ||
+      !TU_EQ_I64(wr.write_calls, 1) || !TU_EQ_I64(wr.bytes_written, 7000))
+    TU_FAIL("550 columns: 2 gap + len on the threshold, one window");
+  TU_EQ_I64(rd.read_calls, 1);
+  TU_EQ_I64(rd.bytes_read, 7000);
+  section_io(path, h, rows, 600, 100, &rd, &wr);
+  if (!TU_EQ_I64(wr.read_calls, 0) || !TU_EQ_I64(wr.bytes_read, 0) ||
+      !TU_EQ_I64(wr.write_calls, 4) || !TU_EQ_I64(wr.bytes_written, 1600))
+    TU_FAIL("600 columns: 2 gap + len past the threshold, runs alone");
+  TU_EQ_I64(rd.read_calls, 1);
+  TU_EQ_I64(rd.bytes_read, 3 * 2400 + 400);
 }
 
 static void test_hints_and_eof(const char *path) {
@@ -976,6 +1033,7 @@ int main(int argc, char **argv) {
     test_sections_auto(path, "darray_map=disable", 1);
     test_sections_auto(path, "romio_ds_read=disable;romio_ds_write=disable;"
                        "darray_map=disable", 0);
+    test_join_threshold(path);
   }
   if (part == 0 || part == 3)
     test_outside(path);
