@@ -101,11 +101,12 @@ DARRAY_HIDDEN int64_t darray__now_ns(void);
 /* Checked 64-bit arithmetic: return false on overflow. */
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
 DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
-/* Bytes for people ("1.5 MiB") into buf; returns buf (explain.c). */
+/* Bytes for people ("1.5 MiB") into buf; returns buf (util.c). */
 DARRAY_HIDDEN const char *darray__human_bytes(int64_t b, char *buf, size_t n);
 /* The name of a darray_type_t value ("DOUBLE"), "?" for others. */
 DARRAY_HIDDEN const char *darray__type_name(int type);
-/* Strip leading and trailing white space in place; returns the start. */
+/* Strip leading and trailing white space in place; returns the start
+ * (util.c). */
 DARRAY_HIDDEN char *darray__trim(char *s);
 
 #endif /* DARRAYIO_UTIL_H */
