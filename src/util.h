@@ -27,7 +27,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
+#if defined(__GNUC__)
 #define DARRAY_HIDDEN __attribute__((visibility("hidden")))
 #else
 #define DARRAY_HIDDEN
