@@ -173,7 +173,7 @@ typedef struct strategy {
 } strategy_t;
 
 /* Tallies of strategies in which each process moves its own runs and
- * nothing travels (direct runs, mapped pages; src/paper/paper.c): start
+ * nothing travels (direct runs, mapped pages; strategies.c): start
  * zeroes the file counters and the aggregator load, own adds process k's
  * bytes and runs with `calls` file calls, end zeroes the exchange's. */
 DARRAY_HIDDEN void darray__tally_own_start(darray_plan_row_t *row);
