@@ -3,10 +3,11 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * util.c - small utilities every room uses: hashing, checked 64-bit
- * arithmetic, handle ids, bytes for people, trimmed text. Nothing here
- * calls MPI or reports errors, so the error room (error.c) and the waiting
- * room (wait.c) both use it without depending on each other; the I/O back
- * ends (io/io_fault.c) take darray__trim from here, not from the hints.
+ * arithmetic, handle ids, bytes for people, trimmed text, permutations.
+ * Nothing here calls MPI or reports errors, so the error room (error.c)
+ * and the waiting room (wait.c) both use it without depending on each
+ * other; the I/O back ends (io/io_fault.c) take darray__trim from here,
+ * not from the hints.
  */
 #include "util.h"
 
@@ -73,4 +74,21 @@ char *darray__trim(char *s) {
   while (e > s && isspace((unsigned char)e[-1]))
     *--e = '\0';
   return s;
+}
+
+bool darray__next_perm(int *p, int n) {
+  int i = n - 2;
+  while (i >= 0 && p[i] >= p[i + 1])
+    i--;
+  if (i < 0)
+    return false;
+  int j = n - 1;
+  while (p[j] <= p[i])
+    j--;
+  int t = p[i];
+  p[i] = p[j];
+  p[j] = t;
+  for (int l = i + 1, r = n - 1; l < r; l++, r--)
+    t = p[l], p[l] = p[r], p[r] = t;
+  return true;
 }

@@ -108,5 +108,10 @@ DARRAY_HIDDEN const char *darray__type_name(int type);
 /* Strip leading and trailing white space in place; returns the start
  * (util.c). */
 DARRAY_HIDDEN char *darray__trim(char *s);
+/* The next permutation of p[0, n) in lexicographic order, in place; false
+ * (p unchanged) after the last, where p is in decreasing order (util.c:
+ * the storage advisor's candidate orders; tests and fuzzers walk orders
+ * with it too). */
+DARRAY_HIDDEN bool darray__next_perm(int *p, int n);
 
 #endif /* DARRAYIO_UTIL_H */
