@@ -9,6 +9,7 @@
 #define DARRAYIO_FUZZ_PLAN_ADVISE_H
 
 #include "plan_oracle.h"
+#include "util.h" /* darray__next_perm */
 
 /* A process grid for consumer c: chosen by the library (zeros), an exact
  * factorization of nprocs over the distributed dimensions, or anything. */
@@ -282,22 +283,6 @@ static bool perm_before(const int *p, const int *q, int nd) {
   return a != b ? a < b : memcmp(p, q, sizeof(int) * (size_t)nd) < 0;
 }
 
-static bool next_perm(int *p, int n) {
-  int i = n - 2;
-  while (i >= 0 && p[i] >= p[i + 1])
-    i--;
-  if (i < 0)
-    return false;
-  int j = n - 1;
-  while (p[j] <= p[i])
-    j--;
-  int t = p[i];
-  p[i] = p[j], p[j] = t;
-  for (int l = i + 1, r = n - 1; l < r; l++, r--)
-    t = p[l], p[l] = p[r], p[r] = t;
-  return true;
-}
-
 /* Order perm through darray_advise_order: checked, and not better than
  * the advice (nor, on a tie with every order a candidate, before it). */
 static void against(const acase_t *a, const int *perm,
@@ -372,7 +357,7 @@ static void check_candidates(const acase_t *a, const darray_advice_t *adv,
     int t = tie_rank(p, a->nd);
     count += t == 2;
     member |= memcmp(p, adv->perm, sizeof(int) * (size_t)a->nd) == 0;
-  } while (next_perm(p, nfree));
+  } while (darray__next_perm(p, nfree));
   member |= tie_rank(adv->perm, a->nd) < 2;
   if (!member || adv->ncandidates != count || adv->all_orders != (a->nd <= 6))
     fz_fail("advice %d%d%d.. is%s a candidate; %d candidates (expected %d), "
@@ -433,7 +418,7 @@ static void run_advise(fz_in_t *in) {
     do
       if (memcmp(p, adv.perm, sizeof(int) * (size_t)a.nd) != 0)
         against(&a, p, &adv, true, false);
-    while (next_perm(p, a.nd));
+    while (darray__next_perm(p, a.nd));
   }
   for (int k = 0; k < 3; k++) { /* C, Fortran and a random order */
     for (int d = 0; d < a.nd; d++)

@@ -25,16 +25,6 @@ static const char *dist_name(darray_dist_t d) {
   }
 }
 
-const char *darray__human_bytes(int64_t b, char *buf, size_t n) {
-  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = (double)b;
-  int u = 0;
-  while (v >= 1024 && u < 6)
-    v /= 1024, u++;
-  snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-  return buf;
-}
-
 static void describe_array(const struct darray_s *a, bool write, FILE *out) {
   char h[32];
   fprintf(out, "darrayio: %s of a %d-D array of %" PRId64 "-byte elements, ",

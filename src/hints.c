@@ -285,15 +285,6 @@ static int set_hint(darray_hints_t *h, const hint_def_t *def, const char *v,
   return DARRAY_SUCCESS;
 }
 
-char *darray__trim(char *s) {
-  while (isspace((unsigned char)*s))
-    s++;
-  char *e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1]))
-    *--e = '\0';
-  return s;
-}
-
 int darray__hints_parse_string(darray_hints_t *h, const char *s, char *msg,
                                size_t msglen) {
   char *copy = strdup(s);

@@ -18,6 +18,9 @@
  * and its tests (test/plan/test_plan_unit.c checks every entry's estimate
  * against its formula). Nothing outside its folder names it. Keep direct
  * runs first: they are the fallback.
+ *
+ * Also here, as no one strategy's: the tallies shared by the strategies in
+ * which each process moves its own runs (direct runs, mapped pages).
  */
 #include "strategy.h"
 
@@ -68,4 +71,26 @@ const strategy_t *darray__strategy_named(const char *name) {
     if (strcmp(darray__strategies[k]->name, name) == 0)
       return darray__strategies[k];
   return NULL;
+}
+
+void darray__tally_own_start(darray_plan_row_t *row) {
+  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
+  row->aggregators = row->agg_pieces_max = 0;
+}
+
+void darray__tally_own(darray_plan_row_t *row, const access_rank_t *k,
+                       int64_t calls) {
+  row->file_calls_sum += calls;
+  row->file_calls_max = calls > row->file_calls_max ? calls
+                                                    : row->file_calls_max;
+  row->file_bytes_max = k->bytes > row->file_bytes_max ? k->bytes
+                                                       : row->file_bytes_max;
+  row->aggregators += k->bytes > 0;
+  row->agg_pieces_max = k->nruns > row->agg_pieces_max ? k->nruns
+                                                       : row->agg_pieces_max;
+}
+
+void darray__tally_own_end(darray_plan_row_t *row) {
+  row->sent_bytes_max = row->sent_bytes_sum = 0;
+  row->messages_max = row->messages_sum = row->cycles = 0;
 }

@@ -57,7 +57,8 @@ typedef struct xfer {
   /* a whole-array write of a dataset member whose CRC-32 is kept, or a
    * read whose CRC is checked (src/format), under a strategy whose entry
    * says crc_share: its run feeds this process's share of the CRC from the
-   * bytes it writes, or has read (darray__xfer_crc); NULL otherwise */
+   * bytes it writes, or has read (darray__xfer_crc, format/format_share.h);
+   * NULL otherwise */
   struct fmt_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
    * strategy moves no bytes between processes: its arguments are agreed
@@ -70,18 +71,6 @@ typedef struct xfer {
   bool fortran; /* the caller's messages quote indices as Fortran does
                    (darray_set_index_style, taken when the call is made) */
 } xfer_t;
-
-/* Bytes [foff, foff + n) of the file, which this call writes from p (or
- * has read into p), into its CRC share (x->crc; nothing when NULL). Calls
- * come in increasing file order. A strategy that writes bytes which are not the call's (the
- * holes of a chunk written back) calls darray__xfer_crc_lost instead: the
- * member is then read back for its CRC at close. */
-DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
-                                    int64_t n);
-DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
-/* The same for the n pieces of iov, one after another from foff. */
-DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
-                                        const struct iovec *iov, int n);
 
 /* The call's access in numbers (access.h), computed the first time it is
  * asked for and kept until darray__xfer_access_free: a whole-array call
@@ -198,7 +187,7 @@ typedef struct strategy {
 } strategy_t;
 
 /* Tallies of strategies in which each process moves its own runs and
- * nothing travels (direct runs, mapped pages; src/paper/paper.c): start
+ * nothing travels (direct runs, mapped pages; strategies.c): start
  * zeroes the file counters and the aggregator load, own adds process k's
  * bytes and runs with `calls` file calls, end zeroes the exchange's. */
 DARRAY_HIDDEN void darray__tally_own_start(darray_plan_row_t *row);

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 
-#if defined(__GNUC__) && !defined(DARRAY_STATIC_TESTING)
+#if defined(__GNUC__)
 #define DARRAY_HIDDEN __attribute__((visibility("hidden")))
 #else
 #define DARRAY_HIDDEN
@@ -101,11 +101,17 @@ DARRAY_HIDDEN int64_t darray__now_ns(void);
 /* Checked 64-bit arithmetic: return false on overflow. */
 DARRAY_HIDDEN bool darray__mul_ok(int64_t a, int64_t b, int64_t *r);
 DARRAY_HIDDEN bool darray__add_ok(int64_t a, int64_t b, int64_t *r);
-/* Bytes for people ("1.5 MiB") into buf; returns buf (explain.c). */
+/* Bytes for people ("1.5 MiB") into buf; returns buf (util.c). */
 DARRAY_HIDDEN const char *darray__human_bytes(int64_t b, char *buf, size_t n);
 /* The name of a darray_type_t value ("DOUBLE"), "?" for others. */
 DARRAY_HIDDEN const char *darray__type_name(int type);
-/* Strip leading and trailing white space in place; returns the start. */
+/* Strip leading and trailing white space in place; returns the start
+ * (util.c). */
 DARRAY_HIDDEN char *darray__trim(char *s);
+/* The next permutation of p[0, n) in lexicographic order, in place; false
+ * (p unchanged) after the last, where p is in decreasing order (util.c:
+ * the storage advisor's candidate orders; tests and fuzzers walk orders
+ * with it too). */
+DARRAY_HIDDEN bool darray__next_perm(int *p, int n);
 
 #endif /* DARRAYIO_UTIL_H */

@@ -237,25 +237,6 @@ static bool better(const score_t *x, const score_t *y, double total) {
 /* ------------------------------------------------------------------------ */
 /* candidates                                                               */
 
-/* Next permutation of p[0..n) in lexicographic order; false after the
- * last. */
-static bool next_perm(int *p, int n) {
-  int i = n - 2;
-  while (i >= 0 && p[i] >= p[i + 1])
-    i--;
-  if (i < 0)
-    return false;
-  int j = n - 1;
-  while (p[j] <= p[i])
-    j--;
-  int t = p[i];
-  p[i] = p[j];
-  p[j] = t;
-  for (int l = i + 1, r = n - 1; l < r; l++, r--)
-    t = p[l], p[l] = p[r], p[r] = t;
-  return true;
-}
-
 static bool same_perm(const int *p, const int *q, int n) {
   return memcmp(p, q, sizeof(int) * (size_t)n) == 0;
 }
@@ -298,7 +279,7 @@ static order_t *candidates(const advisor_t *adv, int *count, bool *all) {
   do {
     if (!same_perm(p, c, nd) && !same_perm(p, f, nd))
       memcpy(list[m++], p, sizeof p);
-  } while (next_perm(p, nfree));
+  } while (darray__next_perm(p, nfree));
   *count = m;
   return list;
 }

@@ -16,6 +16,7 @@
 
 #include "array.h"
 #include "file.h"
+#include "format/format_share.h"
 #include "strategy.h"
 
 enum { DARRAY_FMT_NPY = 1, DARRAY_FMT_NPZ = 2 };

@@ -58,6 +58,11 @@ typedef struct io_ops {
  * allows 1024). */
 #define DARRAY_IOV_MAX 1024
 
+/* Most bytes one call of a back end moves (its pread and pwrite loop over
+ * larger transfers): far from 32-bit limits, so it fits an MPI count (an
+ * int), and below Linux's 0x7ffff000 per system call. */
+#define DARRAY_IO_MAX_CALL (INT64_C(1) << 30)
+
 struct io_file {
   const io_ops_t *ops;
   int fd;            /* posix */

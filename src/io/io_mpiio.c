@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-#define IO_MAX_CALL (INT64_C(1) << 30) /* bytes per MPI call: fits an int */
-
 /*
  * The darray code of an MPI error, by its class (doc/reliability.md,
  * section 3). Classes that name no cause (MPI_ERR_IO, MPI_ERR_OTHER,
@@ -120,7 +118,8 @@ static int mpiio_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
 static int mpiio_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
   char *p = buf;
   while (len > 0) {
-    int n = (int)(len < IO_MAX_CALL ? len : IO_MAX_CALL), got = 0;
+    int n = (int)(len < DARRAY_IO_MAX_CALL ? len : DARRAY_IO_MAX_CALL),
+        got = 0;
     MPI_Status st;
     errno = 0;
     int err = MPI_File_read_at(f->fh, (MPI_Offset)off, p, n, MPI_BYTE, &st);
@@ -140,7 +139,8 @@ static int mpiio_pwrite(io_file_t *f, const void *buf, int64_t len,
                         int64_t off) {
   const char *p = buf;
   while (len > 0) {
-    int n = (int)(len < IO_MAX_CALL ? len : IO_MAX_CALL), put = 0;
+    int n = (int)(len < DARRAY_IO_MAX_CALL ? len : DARRAY_IO_MAX_CALL),
+        put = 0;
     MPI_Status st;
     errno = 0;
     int err = MPI_File_write_at(f->fh, (MPI_Offset)off, (void *)p, n,

@@ -23,10 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Largest single transfer: keeps every count far from 32-bit limits and
- * from Linux's 0x7ffff000 per-call cap. */
-#define IO_MAX_CALL (INT64_C(1) << 30)
-
 /* ---- the system calls ---------------------------------------------------- */
 
 static int sys_open(io_file_t *f, const char *path, int flags, int mode) {
@@ -273,7 +269,8 @@ static int posix_open(io_file_t *f, MPI_Comm comm, const char *path, int mode,
 static int posix_pread(io_file_t *f, void *buf, int64_t len, int64_t off) {
   char *p = buf;
   while (len > 0) {
-    size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
+    size_t n =
+        (size_t)(len < DARRAY_IO_MAX_CALL ? len : DARRAY_IO_MAX_CALL);
     ssize_t got = sys(f)->pread(f, p, n, off);
     if (got < 0 && errno == EINTR)
       continue;
@@ -294,7 +291,8 @@ static int posix_pwrite(io_file_t *f, const void *buf, int64_t len,
                         int64_t off) {
   const char *p = buf;
   while (len > 0) {
-    size_t n = (size_t)(len < IO_MAX_CALL ? len : IO_MAX_CALL);
+    size_t n =
+        (size_t)(len < DARRAY_IO_MAX_CALL ? len : DARRAY_IO_MAX_CALL);
     ssize_t put = sys(f)->pwrite(f, p, n, off);
     if (put < 0 && errno == EINTR)
       continue;

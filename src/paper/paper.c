@@ -90,28 +90,6 @@ static int paper_file(darray_file_t f, int P, MPI_Info info, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-void darray__tally_own_start(darray_plan_row_t *row) {
-  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
-  row->aggregators = row->agg_pieces_max = 0;
-}
-
-void darray__tally_own(darray_plan_row_t *row, const access_rank_t *k,
-                       int64_t calls) {
-  row->file_calls_sum += calls;
-  row->file_calls_max = calls > row->file_calls_max ? calls
-                                                    : row->file_calls_max;
-  row->file_bytes_max = k->bytes > row->file_bytes_max ? k->bytes
-                                                       : row->file_bytes_max;
-  row->aggregators += k->bytes > 0;
-  row->agg_pieces_max = k->nruns > row->agg_pieces_max ? k->nruns
-                                                       : row->agg_pieces_max;
-}
-
-void darray__tally_own_end(darray_plan_row_t *row) {
-  row->sent_bytes_max = row->sent_bytes_sum = 0;
-  row->messages_max = row->messages_sum = row->cycles = 0;
-}
-
 static void unknown(darray_plan_row_t *r) {
   r->file_calls_max = r->file_calls_sum = r->file_bytes_max = -1;
   r->sent_bytes_max = r->sent_bytes_sum = r->messages_max = -1;

@@ -11,6 +11,7 @@
  * allows it.
  */
 #include "twophase.h"
+#include "format/format_share.h"
 
 #include <string.h>
 

@@ -10,7 +10,10 @@
  * C and the message buffer M are follows from cb_buffer_size and the
  * buffers the call needs; both the strategy's preparation (twophase.c)
  * and its estimate for the planner size them here, so the planner counts
- * the cycles the strategy runs.
+ * the cycles the strategy runs. The cost model over domains
+ * (darray__tp_cost: the estimate's, and what weighs logical against
+ * layout domains) is here too, beside the sizes it is made of, so that
+ * twophase.c calls this file and never the other way round.
  */
 #include "twophase.h"
 
@@ -277,4 +280,75 @@ void darray__tp_size(const tp_domains_t *d, const darray_hints_t *h,
     darray__tp_chunks(d, h->cb_buffer_size, parts, s);
     fits(h, s);
   }
+}
+
+/* ---- the cost model ---------------------------------------------------- */
+
+/*
+ * The call's time (ns) by the sieving model's latencies and bandwidth (B)
+ * plus an exchange rate (darray_cb_exchange_mbs, each byte counted when
+ * sent and when received) and a synchronization cost per cycle
+ * (darray_cb_cycle_ns, measured when the file opens): the largest domain
+ * at B (on a striped file, at least the bytes of the busiest aggregator
+ * -- its domain, or ntimes of the largest chunks if less -- at B, each
+ * further aggregator that meets it on one server in a cycle adding
+ * darray_server_contention percent: tp_servers.c), plus
+ * ntimes cycles of one file call and one synchronization each (and for
+ * a layout chunk of several parts, what the parts add: a message each to
+ * each other aggregator, darray_cb_message_ns, or a pack of the bytes),
+ * plus the exchange of every process's data that lives in other domains
+ * (the slowest process's bytes, (P - 1) / P of them, both ways); where
+ * writes are pipelined (darray_cb_pipeline) the exchange of the next
+ * chunk runs while this one is written, so the two terms count as the
+ * longer plus one chunk's share of the shorter (measured: DIST3D N=256
+ * at 2 processes writes 1.35x faster pipelined than rows, whose windows
+ * exchange, then write). Domains
+ * and ntimes are the strategy's own (darray__tp_size), so the estimate
+ * counts the cycles prepare will run. Only interleaved extents are worth
+ * exchanging: otherwise every process moves its own runs at no cost of
+ * communication.
+ */
+double darray__tp_cost(const xfer_t *x, const access_t *acc,
+                       const tp_domains_t *d) {
+  const darray_hints_t *h = &x->f->hints;
+  tp_sizes_t s;
+  darray__tp_size(d, h, x->write, acc, &s);
+  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
+  double xw = 1000.0 / (double)h->cb_exchange_mbs;
+  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  double sync = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
+  int64_t most = 0;
+  for (int r = 0; r < acc->P; r++)
+    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  /* on a striped file, each further aggregator that meets on a server in
+   * a cycle adds darray_server_contention percent of the server's work */
+  double file = (double)s.dmax * bw;
+  double moved = (double)s.ntimes * (double)s.cmax; /* the most chunks */
+  moved = (double)s.dmax < moved ? (double)s.dmax : moved;
+  double meet = d->su > 0 && d->S > 0 ? darray__tp_meet(d, s.C) : 1;
+  double served = (1 + (meet - 1) * (double)h->server_contention / 100) *
+                  moved * bw;
+  double servers = darray__servers_ns(
+      x, (double)d->A * (double)s.ntimes * lat + (double)(d->hi - d->lo) * bw);
+  file = served > file ? served : file;
+  file = servers > file ? servers : file;
+  double xch = 2.0 * (double)most * (acc->P - 1) / acc->P * xw;
+  /* pipelined writes exchange chunk c + 1 while chunk c is written: the
+   * longer of the two, plus one chunk's share of the shorter */
+  double cyc = (double)s.ntimes * (lat + sync);
+  /* a layout chunk of several parts: its streams go as a message per part,
+   * each one more handshake with each other aggregator, or are packed by
+   * their owners (a copy of their bytes): the process's own work either
+   * way, which does not hide behind its own file call (cyc) */
+  int64_t parts = d->layout ? darray__tp_parts_max(d, s.C) : 1;
+  if (parts > 1 && darray__tp_split(d, s.C, s.M, acc->P))
+    cyc += (double)s.ntimes * (double)(parts - 1) * (double)(d->A - 1) *
+           (double)h->cb_message_ns;
+  else if (parts > 1)
+    cyc += (double)most * (acc->P - 1) / acc->P * xw;
+  if (s.pipeline && s.ntimes >= 2)
+    return (file > xch ? file : xch) +
+           (file > xch ? xch : file) / (double)s.ntimes + cyc;
+  return file + cyc + xch; /* summed in rows' order: where the two move
+                              alike they tie */
 }

@@ -82,7 +82,7 @@ DARRAY_HIDDEN bool darray__tp_weigh(const xfer_t *x, const access_t *acc,
                                     const tp_domains_t *d,
                                     double *ns_layout, double *ns_logical);
 /* The cost model's time (ns) of a two-phase call over domains d
- * (twophase.c). */
+ * (tp_domain.c). */
 DARRAY_HIDDEN double darray__tp_cost(const xfer_t *x, const access_t *acc,
                                      const tp_domains_t *d);
 /* Logical domains: start of domain i (lo for i <= 0, hi for i >= A). */

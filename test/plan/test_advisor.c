@@ -22,6 +22,7 @@
  * uses every process).
  */
 #include "testutil.h"
+#include "util.h" /* darray__next_perm */
 
 #include <math.h>
 #include <stdbool.h>
@@ -436,23 +437,44 @@ static void seven_d(void) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* the oracle over many descriptions                                        */
+/* the orders walked (darray__next_perm)                                    */
 
-static bool next_perm(int *p, int n) {
-  int i = n - 2;
-  while (i >= 0 && p[i] >= p[i + 1])
-    i--;
-  if (i < 0)
-    return false;
-  int j = n - 1;
-  while (p[j] <= p[i])
-    j--;
-  int t = p[i];
-  p[i] = p[j], p[j] = t;
-  for (int l = i + 1, r = n - 1; l < r; l++, r--)
-    t = p[l], p[l] = p[r], p[r] = t;
-  return true;
+/* darray__next_perm, which the advisor's candidates and this file's oracle
+ * walk orders with: from the increasing order of n distinct values (spaced
+ * out, as the advisor's free dimensions are), each step is a permutation
+ * of them that follows the last one in lexicographic order; there are n!
+ * of them; after the last (decreasing) one the answer is false and the
+ * order stays as it was. Together: every order, once, in order. */
+static void next_perm_walk(void) {
+  for (int n = 0; n <= 7; n++) {
+    int p[8] = {0}, prev[8] = {0}, steps = 1, fact = 1, ok = 1;
+    for (int i = 0; i < n; i++)
+      p[i] = 3 * i + 1, fact *= i + 1;
+    memcpy(prev, p, sizeof p);
+    while (ok && darray__next_perm(p, n)) {
+      steps++;
+      int seen[8] = {0}, k = 0;
+      for (int i = 0; i < n; i++)
+        if (p[i] % 3 == 1 && p[i] / 3 < n && !seen[p[i] / 3]++)
+          k++;
+      int i = 0;
+      while (i < n && p[i] == prev[i])
+        i++;
+      ok = TU_CHECK(k == n) && TU_CHECK(i < n && p[i] > prev[i]);
+      memcpy(prev, p, sizeof p);
+    }
+    if (!ok) {
+      fprintf(stderr, "  n=%d step %d\n", n, steps);
+      continue;
+    }
+    TU_EQ_INT(steps, fact);
+    for (int i = 0; i < n; i++)
+      TU_EQ_INT(p[i], 3 * (n - 1 - i) + 1); /* the last: decreasing, kept */
+  }
 }
+
+/* ------------------------------------------------------------------------ */
+/* the oracle over many descriptions                                        */
 
 /* Consumer k of a family of 2-D and 3-D descriptions. */
 static int family(int nd, int k, darray_consumer_t *c) {
@@ -501,7 +523,7 @@ static void oracle_sweep(void) {
           return;
         }
         checked++;
-      } while (next_perm(perm, nd));
+      } while (darray__next_perm(perm, nd));
     }
   }
   /* multipartition on 3 and 4 dimensions at P = 4 and 9 */
@@ -520,7 +542,7 @@ static void oracle_sweep(void) {
       /* cells are boxes: their stretches are exactly the runs */
       TU_EQ_I64(v.total_runs, j.total_stretches);
       checked++;
-    } while (next_perm(perm, 4));
+    } while (darray__next_perm(perm, 4));
   }
   TU_CHECK(checked > 500);
 }
@@ -550,7 +572,7 @@ static void oracle_optimal(void) {
       }
       if (conf > best_conf || (conf == best_conf && coll < best_coll))
         best_conf = conf, best_coll = coll;
-    } while (next_perm(perm, 3));
+    } while (darray__next_perm(perm, 3));
     if (!TU_CHECK(fabs(adv.conforming_weight - best_conf) < 1e-12 &&
                   fabs(adv.collective_weight - best_coll) < 1e-12))
       fprintf(stderr, "  set %d: advisor %g/%g, oracle %g/%g\n", set,
@@ -636,7 +658,7 @@ static void planner_agreement(void) {
     int perm[2] = {0, 1};
     do
       planner_case(f, 2, g2, &c, perm);
-    while (next_perm(perm, 2));
+    while (darray__next_perm(perm, 2));
   }
   darray_dist_t d3[][3] = {{BLOCK, NONE, NONE}, {NONE, BLOCK, NONE},
                            {NONE, NONE, CYCLIC}, {BLOCK, BLOCK, BLOCK},
@@ -646,7 +668,7 @@ static void planner_agreement(void) {
     int perm[3] = {0, 1, 2};
     do
       planner_case(f, 3, g3, &c, perm);
-    while (next_perm(perm, 3));
+    while (darray__next_perm(perm, 3));
   }
   if (P == 1 || P == 4) {
     int64_t gm[4] = {3, 8, 6, 5};
@@ -799,6 +821,7 @@ int main(int argc, char **argv) {
   multipartition();
   other_process_counts();
   seven_d();
+  next_perm_walk();
   oracle_sweep();
   oracle_optimal();
   report();

@@ -1,0 +1,28 @@
+/*
+ * SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the darrayio authors (AUTHORS)
+ *
+ * format_share.h - what a strategy's run tells the format room: the bytes
+ * it moved, for this process's share of a member's CRC-32 (xfer_t.crc,
+ * format_crc.c). The strategies that feed a share (crc_share in their
+ * table entry) include this header, not the whole of format.h.
+ */
+#ifndef DARRAYIO_FORMAT_SHARE_H
+#define DARRAYIO_FORMAT_SHARE_H
+
+#include "strategy.h"
+
+/* Bytes [foff, foff + n) of the file, which this call writes from p (or
+ * has read into p), into its CRC share (x->crc; nothing when NULL). Calls
+ * come in increasing file order. A strategy that writes bytes which are not
+ * the call's (the holes of a chunk written back) calls
+ * darray__xfer_crc_lost instead: the member is then read back for its CRC
+ * at close. */
+DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
+                                    int64_t n);
+DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
+/* The same for the n pieces of iov, one after another from foff. */
+DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
+                                        const struct iovec *iov, int n);
+
+#endif /* DARRAYIO_FORMAT_SHARE_H */
