@@ -78,18 +78,17 @@ static int check_mode(int mode, char *msg) {
   return DARRAY_SUCCESS;
 }
 
-/* A dataset's file is never striped subfiles (src/format reads and
- * sizes its file directly): refused before anything is opened. */
+/* A dataset's file only where its back end can keep one (src/format
+ * reads and sizes its file directly; io_ops_t.no_dataset): refused
+ * before anything is opened. */
 static int dataset_backend(const darray_file_s_t *f, const char *path,
                            char *msg) {
   char p[DARRAY_PATH_SHOWN + 8];
-  if (f->hints.backend != DARRAY_BACKEND_SUBFILES)
+  const char *why = darray__io_backend(f->hints.backend)->no_dataset;
+  if (why == NULL)
     return DARRAY_SUCCESS;
-  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) "
-                     "cannot be kept as striped subfiles (darray_backend="
-                     "subfiles); write a raw file, or join the subfiles "
-                     "(darray-subfile join)",
-                     darray__short_path(path, p, sizeof p));
+  return darray__err(msg, DARRAY_ENOTSUP, "'%s': a dataset (.npy, .npz) %s",
+                     darray__short_path(path, p, sizeof p), why);
 }
 
 /* Local checks of darray_file_open's arguments; fills f's hints, which
@@ -105,8 +104,7 @@ static int open_args(darray_file_t f, const char *path, int mode,
   if (rc == DARRAY_SUCCESS)
     rc = darray__hints_load(&f->hints, info, msg);
   if (rc == DARRAY_SUCCESS)
-    rc = darray__io_subfiles_detect(path, mode, &f->hints, msg,
-                                    DARRAY_ERRMSG_LEN);
+    rc = darray__io_detect(path, mode, &f->hints, msg, DARRAY_ERRMSG_LEN);
   if (f != NULL)
     f->hints.backend_given = false; /* used: not part of the agreement */
   if (rc == DARRAY_SUCCESS && dataset)
@@ -215,9 +213,7 @@ static int open_backend(darray_file_t f, const char *path, int mode,
   f->io.stripe_unit = f->hints.striping_unit;
   f->io.stripe_factor = f->hints.striping_factor;
   f->io.dfd = -1;
-  f->io.direct_want = f->hints.direct_write == 1 &&
-                      (f->hints.backend == DARRAY_BACKEND_POSIX ||
-                       f->hints.backend == DARRAY_BACKEND_SUBFILES);
+  f->io.direct_want = f->hints.direct_write == 1 && f->io.ops->own_fd;
   int rc = f->io.ops->open(&f->io, f->comm, path, mode, info, msg,
                            DARRAY_ERRMSG_LEN);
   if (rc == DARRAY_SUCCESS)
@@ -308,7 +304,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
 static int close_without_mpi(darray_file_t *pf, char *msg) {
   darray_file_t f = *pf;
   darray__async_drop(f);
-  if (f->hints.backend != DARRAY_BACKEND_MPIIO)
+  if (f->io.ops->close_local)
     f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
   darray__format_drop(f);
   f->magic = DARRAY_MAGIC_DEAD;
@@ -399,10 +395,10 @@ int darray_file_sync(darray_file_t f) {
   if (rc != DARRAY_SUCCESS)
     io_failed(f, f->errmsg, rc, "darray_file_sync");
   rc = darray__agree(f->comm, rc, f->errmsg);
-  if (rc == DARRAY_SUCCESS && f->io.sub != NULL) {
-    /* every process's writes have ended: the subfiles' logical size goes
-     * into their record */
-    rc = darray__io_subfiles_settle(&f->io);
+  if (rc == DARRAY_SUCCESS && f->io.ops->settle != NULL) {
+    /* every process's writes have ended: what the back end records then
+     * (the subfiles' logical size) */
+    rc = f->io.ops->settle(&f->io);
     if (rc != DARRAY_SUCCESS)
       io_failed(f, f->errmsg, rc, "darray_file_sync (recording the size)");
     rc = darray__agree(f->comm, rc, f->errmsg);

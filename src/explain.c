@@ -273,12 +273,11 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
   for (int k = 0; darray__strategies[k] != NULL; k++)
     if (lines[k][0] != '\0')
       fprintf(out, "  %s\n", lines[k]);
-  if (f->hints.backend == DARRAY_BACKEND_SUBFILES)
-    fprintf(out, "  back end: subfiles: %" PRId64 " subfiles "
-                 "(striping_factor), stripes of %" PRId64 " bytes "
-                 "(striping_unit)\n", f->io.stripe_factor, f->io.stripe_unit);
-  else
-    fprintf(out, "  back end: %s\n", f->io.ops->name);
+  char be[160];
+  snprintf(be, sizeof be, "%s", f->io.ops->name);
+  if (f->io.ops->describe != NULL)
+    f->io.ops->describe(&f->io, be, sizeof be);
+  fprintf(out, "  back end: %s\n", be);
   int64_t missed = 0, dcalls = darray__io_direct_calls(&f->io, &missed);
   if (x.write && f->io.direct_on)
     fprintf(out, "  direct writes (darray_direct_write): on: writes of whole "
@@ -286,10 +285,12 @@ int darray_explain(darray_file_t f, darray_t a, int write, FILE *out) {
                  "(O_DIRECT; %" PRId64 " so far on this process, %" PRId64
                  " others through it); two-phase domains and chunks on "
                  "whole pages\n", dcalls, missed);
-  else if (x.write && f->hints.direct_write == 1)
+  else if (x.write && f->hints.direct_write == 1 && f->io.direct_why != NULL)
     fprintf(out, "  direct writes (darray_direct_write): off: %s\n",
-            f->io.direct_why != NULL ? f->io.direct_why
-                                     : "the back end is mpiio");
+            f->io.direct_why);
+  else if (x.write && f->hints.direct_write == 1) /* not io_ops_t.own_fd */
+    fprintf(out, "  direct writes (darray_direct_write): off: the back end "
+                 "is %s\n", f->io.ops->name);
   rc = nonblocking(f, a, x.write, out);
   if (rc != DARRAY_SUCCESS)
     return darray__err(f->errmsg, rc, "out of memory");

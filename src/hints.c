@@ -22,11 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* H_STRATEGY: auto, then the names of the strategy table */
-typedef enum { H_SIZE, H_ENUM, H_STRATEGY } hint_kind_t;
+/* H_STRATEGY: auto, then the names of the strategy table; H_BACKEND: the
+ * names of the back-end table */
+typedef enum { H_SIZE, H_ENUM, H_STRATEGY, H_BACKEND } hint_kind_t;
 
-static const char *const backend_names[] = {"posix", "mpiio", "subfiles",
-                                            NULL};
 static const char *const tri_names[] = {"automatic", "enable", "disable",
                                         NULL};
 static const char *const verify_names[] = {"disable", "enable", NULL};
@@ -53,7 +52,8 @@ typedef struct hint_def {
   { k, H_ENUM, offsetof(darray_hints_t, field), 0, 0, names }
 
 static const hint_def_t hint_table[] = {
-    EN("darray_backend", backend, backend_names),
+    {"darray_backend", H_BACKEND, offsetof(darray_hints_t, backend), 0, 0,
+     NULL},
     {"darray_strategy", H_STRATEGY, offsetof(darray_hints_t, strategy), 0, 0,
      NULL},
     SZ("ind_rd_buffer_size", ind_rd_buffer_size, 1, INT64_C(1) << 40),
@@ -97,7 +97,7 @@ static const hint_def_t hint_table[] = {
 
 void darray__hints_default(darray_hints_t *h) {
   memset(h, 0, sizeof *h);
-  h->backend = DARRAY_BACKEND_POSIX;
+  h->backend = 0; /* the back-end table's first line, posix */
   h->strategy = DARRAY_STRATEGY_AUTO;
   h->ind_rd_buffer_size = INT64_C(4) << 20;
   h->ind_wr_buffer_size = INT64_C(512) << 10;
@@ -252,6 +252,8 @@ static bool parse_size(const char *v, int64_t *out) {
 static const char *enum_name(const hint_def_t *def, int i) {
   if (def->kind == H_STRATEGY)
     return i == 0 ? "auto" : darray__strategy_name(i - 1);
+  if (def->kind == H_BACKEND)
+    return darray__io_backend_name(i);
   return def->names[i];
 }
 

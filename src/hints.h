@@ -9,11 +9,6 @@
 
 #include "util.h"
 
-enum {
-  DARRAY_BACKEND_POSIX = 0,
-  DARRAY_BACKEND_MPIIO = 1,
-  DARRAY_BACKEND_SUBFILES = 2 /* src/io/io_subfiles.c */
-};
 /* darray_strategy: auto, or entry strategy - 1 of the strategy table */
 enum { DARRAY_STRATEGY_AUTO = 0 };
 /* darray_async (src/async): automatic = the most the thread level allows */
@@ -38,7 +33,8 @@ enum {
 };
 
 typedef struct darray_hints {
-  int backend;
+  int backend; /* darray_backend: a line of the back-end table (src/io/io.c),
+                  0 (posix) by default */
   int strategy;
   int64_t ind_rd_buffer_size;
   int64_t ind_wr_buffer_size;
@@ -149,6 +145,9 @@ DARRAY_HIDDEN int darray__hints_enum(const darray_hints_t *h, const char *key);
 /* Name i of the strategy table (strategies.c), NULL past its end: the
  * values of darray_strategy after auto. */
 DARRAY_HIDDEN const char *darray__strategy_name(int i);
+/* Name i of the back-end table (src/io/io.c), NULL past its end: the
+ * values of darray_backend. */
+DARRAY_HIDDEN const char *darray__io_backend_name(int i);
 /* Text value of a hint; returns DARRAY_EHINT for unknown keys. */
 DARRAY_HIDDEN int darray__hints_get(const darray_hints_t *h, const char *key,
                                     char *value, size_t len);

@@ -10,14 +10,54 @@
 #include <errno.h>
 #include <string.h>
 
-extern const io_ops_t darray__io_mpiio_ops DARRAY_HIDDEN;
-extern const io_ops_t darray__io_subfiles_ops DARRAY_HIDDEN;
+/*
+ * The back-end table: every way of reaching a file's bytes. The value of
+ * the darray_backend hint is a line's index (hints.c takes the names from
+ * here), the first line the default.
+ *
+ * Adding a back end: a file or folder under src/io/ that defines
+ * `const io_ops_t darray__io_NAME_ops` (io.h says what each slot and
+ * property means; designated initializers, the slots it lacks left out),
+ * its files in Makefile.am, one line in the list below, and its tests
+ * (doc/backends.md). Keep posix first: it is the default. Appending keeps
+ * the other lines' numbers.
+ */
+#define BACKENDS(X) X(posix) X(mpiio) X(subfiles)
+
+#define DECLARE(name)                                                          \
+  DARRAY_HIDDEN extern const io_ops_t darray__io_##name##_ops;
+#define ENTRY(name) &darray__io_##name##_ops,
+BACKENDS(DECLARE)
+static const io_ops_t *const backends[] = {BACKENDS(ENTRY) NULL};
 
 const io_ops_t *darray__io_backend(int which) {
-  if (which == DARRAY_BACKEND_SUBFILES)
-    return &darray__io_subfiles_ops;
-  return which == DARRAY_BACKEND_MPIIO ? &darray__io_mpiio_ops
-                                       : &darray__io_posix_ops;
+  for (int k = 0; backends[k] != NULL; k++)
+    if (k == which)
+      return backends[k];
+  return backends[0];
+}
+
+const char *darray__io_backend_name(int i) {
+  for (int k = 0; backends[k] != NULL; k++)
+    if (k == i)
+      return backends[k]->name;
+  return NULL;
+}
+
+int darray__io_backend_index(const io_ops_t *ops) {
+  for (int k = 0; backends[k] != NULL; k++)
+    if (backends[k] == ops)
+      return k;
+  return -1;
+}
+
+int darray__io_detect(const char *path, int mode, struct darray_hints *h,
+                      char *msg, size_t msglen) {
+  int rc = DARRAY_SUCCESS;
+  for (int k = 0; backends[k] != NULL && rc == DARRAY_SUCCESS; k++)
+    if (backends[k]->detect != NULL)
+      rc = backends[k]->detect(path, mode, h, msg, msglen);
+  return rc;
 }
 
 int darray__io_errno_code(int e) {

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 typedef struct io_file io_file_t;
+struct darray_hints;
 
 typedef struct io_ops {
   const char *name;
@@ -45,6 +46,31 @@ typedef struct io_ops {
    * MPI_THREAD_MULTIPLE they may run in a file's I/O thread while the
    * program's thread calls MPI (src/async, darray_async=files) */
   bool local;
+  /* The properties the file core asks instead of naming a back end.
+   * own_fd: this process moves the bytes through its own descriptors
+   * (f->sys's calls, io_posix.c), so darray_direct_write may open an
+   * O_DIRECT descriptor beside them (darray__io_posix_direct).
+   * close_local: close makes no MPI call, so that darray_file_close after
+   * MPI_Finalize still closes the descriptors (darray_file.c). maps: the
+   * mapped strategy may map the file's own pages (io_map.c). */
+  bool own_fd, close_local, maps;
+  /* Why a dataset (.npy, .npz: src/format reads and sizes its file
+   * through the descriptor or MPI handle) cannot be kept through this
+   * back end, the words after "a dataset (.npy, .npz) "; NULL: it can. */
+  const char *no_dataset;
+  /* Before any back end opens: whether path is a file this back end
+   * recorded (its layout at the file's start), and then h names it and
+   * its recorded layout; a record that contradicts an explicit hint is
+   * DARRAY_EHINT. Local, no MPI call. NULL: nothing is recorded. */
+  int (*detect)(const char *path, int mode, struct darray_hints *h,
+                char *msg, size_t msglen);
+  /* darray_file_sync, after every process's sync has been agreed on:
+   * what the back end records once all writes have ended (its own
+   * agreement follows). NULL: nothing. */
+  int (*settle)(io_file_t *f);
+  /* darray_explain's words for the open file after "back end: " into buf
+   * (len bytes). NULL: the name. */
+  void (*describe)(const io_file_t *f, char *buf, size_t len);
 } io_ops_t;
 
 /* The granule of direct writes: their file offsets and lengths are
@@ -213,7 +239,12 @@ DARRAY_HIDDEN int64_t darray__io_fault_injected(const io_file_t *f);
 DARRAY_HIDDEN int darray__io_fault_check_spec(const char *spec, int rank,
                                               char *msg, size_t msglen);
 
+/* Line `which` of the back-end table (io.c; the value of darray_backend),
+ * the first line past its end. */
 DARRAY_HIDDEN const io_ops_t *darray__io_backend(int which);
+/* The line of ops in the back-end table (the darray_backend value that
+ * names it), -1 when none. */
+DARRAY_HIDDEN int darray__io_backend_index(const io_ops_t *ops);
 
 /* The posix back end's table: the subfile back end moves each subfile's
  * bytes through it. */
@@ -317,8 +348,13 @@ DARRAY_HIDDEN int darray__io_xfer_list(io_call_t *c, const struct iovec *iov,
                                        int n, int nr, const int64_t *off,
                                        const int64_t *len, bool write,
                                        char *scratch, int64_t scratch_len);
-/* Whether a back end (DARRAY_BACKEND_*) moves a list with one call. */
+/* Whether a back end (a line of the table) moves a list with one call. */
 DARRAY_HIDDEN bool darray__io_backend_lists(int which);
+/* Every back end's detect (io_ops_t) on path, in the table's order, until
+ * one fails. Local. */
+DARRAY_HIDDEN int darray__io_detect(const char *path, int mode,
+                                    struct darray_hints *h, char *msg,
+                                    size_t msglen);
 /*
  * The file's own pages, mapped (io_map.c; the mapped strategy).
  * darray__io_map_probe decides at open, locally, whether f may be mapped

@@ -101,7 +101,7 @@ void darray__io_map_probe(io_file_t *f, int hint) {
   f->map_ok = false;
   if (hint == DARRAY_TRI_DISABLE)
     f->map_why = "darray_map=disable";
-  else if (f->ops != &darray__io_posix_ops || f->fd < 0)
+  else if (!f->ops->maps || f->fd < 0)
     f->map_why = "only a file of the posix back end is mapped";
   else if (!kernel_populates())
     f->map_why = "the kernel cannot populate mappings (MADV_POPULATE_WRITE, "

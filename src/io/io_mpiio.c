@@ -182,7 +182,10 @@ static int mpiio_close(io_file_t *f) {
 /* MPI-IO has no vector calls on memory: those entries are NULL. Its
  * byte-range locks are io_lock.c's, on a descriptor of their own. */
 const io_ops_t darray__io_mpiio_ops = {
-    "mpiio",    mpiio_open,  mpiio_pread, mpiio_pwrite, mpiio_sync,
-    mpiio_close, NULL,       NULL,         NULL,
-    false,
+    .name = "mpiio",
+    .open = mpiio_open,
+    .pread = mpiio_pread,
+    .pwrite = mpiio_pwrite,
+    .sync = mpiio_sync,
+    .close = mpiio_close,
 };

@@ -392,8 +392,17 @@ static int posix_pwritev(io_file_t *f, const struct iovec *iov, int n,
 
 /* Byte-range locks are io_lock.c's, on f->fd. */
 const io_ops_t darray__io_posix_ops = {
-    "posix",     posix_open,   posix_pread,  posix_pwrite,
-    posix_sync,  posix_close,  posix_preadv, posix_pwritev,
-    NULL, /* no list call: a range is one call, whatever the order */
-    true,
+    .name = "posix",
+    .open = posix_open,
+    .pread = posix_pread,
+    .pwrite = posix_pwrite,
+    .sync = posix_sync,
+    .close = posix_close,
+    .preadv = posix_preadv,
+    .pwritev = posix_pwritev,
+    /* no list call: a range is one call, whatever the order */
+    .local = true,
+    .own_fd = true,
+    .close_local = true,
+    .maps = true,
 };

@@ -43,8 +43,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const io_ops_t darray__io_subfiles_ops DARRAY_HIDDEN;
-
 /* ---- transfers -------------------------------------------------------- */
 
 /* One subfile's share of a transfer, gathered as memory pieces. */
@@ -239,9 +237,30 @@ static int sub_pwritev(io_file_t *f, const struct iovec *iov, int n,
   return xfer(f, iov, n, off, true);
 }
 
+/* darray_explain's words for the set. */
+static void sub_describe(const io_file_t *f, char *buf, size_t len) {
+  snprintf(buf, len, "subfiles: %" PRId64 " subfiles (striping_factor), "
+                     "stripes of %" PRId64 " bytes (striping_unit)",
+           f->stripe_factor, f->stripe_unit);
+}
+
 const io_ops_t darray__io_subfiles_ops = {
-    "subfiles",        darray__sub_open,  sub_pread,  sub_pwrite,
-    darray__sub_sync,  darray__sub_close, sub_preadv, sub_pwritev,
-    xfer_list,
-    true,
+    .name = "subfiles",
+    .open = darray__sub_open,
+    .pread = sub_pread,
+    .pwrite = sub_pwrite,
+    .sync = darray__sub_sync,
+    .close = darray__sub_close,
+    .preadv = sub_preadv,
+    .pwritev = sub_pwritev,
+    .plist = xfer_list,
+    .local = true,
+    .own_fd = true,
+    .close_local = true,
+    .no_dataset = "cannot be kept as striped subfiles (darray_backend="
+                  "subfiles); write a raw file, or join the subfiles "
+                  "(darray-subfile join)",
+    .detect = darray__io_subfiles_detect,
+    .settle = darray__io_subfiles_settle,
+    .describe = sub_describe,
 };

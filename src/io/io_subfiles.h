@@ -41,6 +41,9 @@ struct io_subfiles {
   char *path;      /* the descriptor's path (for messages and names) */
 };
 
+/* The subfile back end's line of the table (io_subfiles.c). */
+DARRAY_HIDDEN extern const io_ops_t darray__io_subfiles_ops;
+
 /* Subfile j's name for descriptor path, into buf (n bytes). */
 DARRAY_HIDDEN void darray__sub_name(const char *path, int64_t j,
                                     int64_t factor, char *buf, size_t n);

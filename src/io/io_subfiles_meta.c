@@ -296,14 +296,15 @@ static int other_backend(const char *path, const darray_hints_t *h,
                      "; leave the hint out to open the set, join it into a "
                      "plain file (darray-subfile join), or replace it "
                      "(DARRAY_MODE_TRUNC)",
-                     h->backend == DARRAY_BACKEND_MPIIO ? "mpiio" : "posix",
+                     darray__io_backend(h->backend)->name,
                      darray__short_path(path, sp, sizeof sp));
 }
 
 static int apply(const char *path, const sub_layout_t *l, darray_hints_t *h,
                  char *msg) {
-  if (h->backend == DARRAY_BACKEND_MPIIO ||
-      (h->backend == DARRAY_BACKEND_POSIX && h->backend_given))
+  /* another back end than the default (line 0), or one asked for */
+  int self = darray__io_backend_index(&darray__io_subfiles_ops);
+  if (h->backend != self && (h->backend != 0 || h->backend_given))
     return other_backend(path, h, msg);
   if (h->striping_unit != 0 && h->striping_unit != l->unit)
     return contradicts(path, "striping_unit", h->striping_unit, l->unit,
@@ -311,7 +312,7 @@ static int apply(const char *path, const sub_layout_t *l, darray_hints_t *h,
   if (h->striping_factor != 0 && h->striping_factor != l->factor)
     return contradicts(path, "striping_factor", h->striping_factor,
                        l->factor, msg);
-  h->backend = DARRAY_BACKEND_SUBFILES;
+  h->backend = self;
   h->striping_unit = l->unit;
   h->striping_factor = l->factor;
   return DARRAY_SUCCESS;

@@ -76,11 +76,11 @@ static int paper_file(darray_file_t f, int P, MPI_Info info, char *msg) {
   f->io.locks = h->concurrency == DARRAY_CONC_LOCKED;
   /* the mapped strategy: the processes are taken to share one node where
    * darray_map=enable says so (and the back end is posix) */
-  f->io.map_ok = h->map == DARRAY_TRI_ENABLE &&
-                 h->backend == DARRAY_BACKEND_POSIX;
+  bool maps = darray__io_backend(h->backend)->maps;
+  f->io.map_ok = h->map == DARRAY_TRI_ENABLE && maps;
   f->node_procs = f->io.map_ok ? P : 0;
   f->io.map_why =
-      h->backend != DARRAY_BACKEND_POSIX
+      !maps
           ? "only a file of the posix back end is mapped"
           : "a call on paper: its processes are taken to run on several "
             "nodes, each with its own copy of the file's pages "
