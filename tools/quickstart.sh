@@ -274,6 +274,12 @@ cmd_dist() {
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
+    # A failed distcheck leaves its tree: show the failed tests' logs, as
+    # the other suites do (the summary alone does not say why).
+    local sublog
+    for sublog in "$build"/darrayio-*/_build/sub/test-suite.log; do
+      [ -f "$sublog" ] && cat "$sublog"
+    done
   fi
   local tarball missing=0
   tarball=$(ls -t "$build"/darrayio-*.tar.gz 2>/dev/null | head -n 1)
