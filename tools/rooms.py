@@ -19,6 +19,10 @@
 # to move or to turn into a hook. Exit status: 0 no circle, 1 a circle,
 # 2 no objects found or nm failed.
 #
+# The objects are those the build's Makefile lists for the library (so
+# objects a moved source left behind do not count), or every .o under
+# src/ when it lists none.
+#
 # Standard library only (runs with any Python 3).
 
 import collections
@@ -30,9 +34,27 @@ import sys
 DEFINED = set('TDBRGSVWi')
 
 
-def objects(src):
+def listed(build):
+    """The library's objects as the build's Makefile lists them (.lo
+    names), so that objects left by a source moved away do not count;
+    None when there is no such list."""
+    try:
+        with open(os.path.join(build, 'Makefile')) as f:
+            text = f.read().replace('\\\n', ' ')
+    except OSError:
+        return None
+    m = re.search(r'^am_src_libdarrayio_core_la_OBJECTS\s*=(.*)$', text,
+                  re.M)
+    if m is None:
+        return None
+    return {os.path.normpath(os.path.join(build, w[:-3] + '.o'))
+            for w in m.group(1).split() if w.endswith('.lo')}
+
+
+def objects(build, src):
     """The library's objects under SRC, one per source: the non-PIC .o
     beside the source when libtool made one, else the PIC one in .libs/."""
+    wanted = listed(build)
     found = {}
     for top, dirs, files in os.walk(src):
         dirs.sort()
@@ -41,7 +63,9 @@ def objects(src):
         for name in sorted(files):
             if not name.endswith('.o'):
                 continue
-            key = os.path.join(base, name)
+            key = os.path.normpath(os.path.join(base, name))
+            if wanted is not None and key not in wanted:
+                continue
             if key not in found or not pic:
                 found[key] = os.path.join(top, name)
     return [found[k] for k in sorted(found)]
@@ -118,7 +142,7 @@ def main(argv):
     build = argv[1] if len(argv) > 1 else '.'
     src = os.path.join(build, 'src')
     nm = os.environ.get('NM', 'nm').split() or ['nm']
-    objs = objects(src)
+    objs = objects(build, src)
     if not objs:
         print('rooms.py: no objects under %s (run make first)' % src,
               file=sys.stderr)
