@@ -21,7 +21,7 @@ DARRAY_HIDDEN int darray__mpi_ready(char *msg);
  * allreduce, a failure's broadcast, a gather, a communicator split or
  * free) calls darray__coll next to it, which counts one into the counter
  * of the call the calling thread is working for. The phases of a call
- * name that counter (darray__coll_into, darray_xfer.c), which returns the
+ * name that counter (darray__coll_into, call/xfer_call.c), which returns the
  * one it replaces, to be named again when the phase returns; outside
  * calls it is NULL and nothing is counted. Per thread: a request's phases
  * run in the program's thread and in its file's I/O thread (src/async),

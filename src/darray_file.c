@@ -2,16 +2,14 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_file.c - files: open, close, sync, delete, and the collective
- * read and write entry points that validate, agree, and dispatch to a
- * strategy.
+ * darray_file.c - files: open, close, sync, delete. The file core names
+ * no room above it: close, sync and the drain before a collective run the
+ * hooks those rooms attached (file.h: file_hooks_t; doc/rooms.md).
  */
 #include "array.h"
 #include "file.h"
-#include "async/async.h"
 #include "hints.h"
 #include "agree.h"
-#include "format/format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +194,20 @@ static void name_difference(MPI_Comm comm, const darray_file_s_t *f,
   darray__agree_differ(comm, mine, text, msg, DARRAY_ERRMSG_LEN);
 }
 
+/* The mode of the file's nonblocking requests this process can take
+ * (DARRAY_ASYNC_*): the hint's, lowered to what MPI's thread level
+ * allows (src/async runs them in that mode). */
+static int async_wanted(const darray_file_s_t *f) {
+  int level = MPI_THREAD_SINGLE, want = f->hints.async_mode;
+  MPI_Query_thread(&level);
+  int can = level >= MPI_THREAD_MULTIPLE    ? DARRAY_ASYNC_THREAD
+            : level >= MPI_THREAD_FUNNELED ? DARRAY_ASYNC_FILES
+                                            : DARRAY_ASYNC_NONE;
+  if (want == DARRAY_ASYNC_AUTO || want < can)
+    return can; /* a hint beyond the level is lowered to it */
+  return want;
+}
+
 int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
                      darray_file_t *out) {
   return darray__file_open(comm, path, mode, info, false, out);
@@ -258,7 +270,7 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
     h[3] = darray__sync_cost_cached(comm, &cycle_ns, &node_procs);
   /* with the arguments, the mode of the file's requests (the most
    * cautious any process can take: the smallest negation) */
-  int64_t mode_neg = f != NULL ? -(int64_t)darray__async_wanted(f) : 0;
+  int64_t mode_neg = f != NULL ? -(int64_t)async_wanted(f) : 0;
   int bad = -1, late = DARRAY_SUCCESS;
   rc = darray__agree_batch(comm, rc, msg, h, 4, &bad, &late, &mode_neg);
   if (rc == DARRAY_EINCONSISTENT && bad == 3) { /* some process lost it */
@@ -303,10 +315,13 @@ int darray__file_open(MPI_Comm comm, const char *path, int mode,
  * more is written (a dataset's headers are not), and the call says so. */
 static int close_without_mpi(darray_file_t *pf, char *msg) {
   darray_file_t f = *pf;
-  darray__async_drop(f);
+  if (f->hooks[DARRAY_HOOKS_REQUESTS].drop != NULL)
+    f->hooks[DARRAY_HOOKS_REQUESTS].drop(f);
   if (f->io.ops->close_local)
     f->io.ops->close(&f->io); /* close(2) and the lock descriptor */
-  darray__format_drop(f);
+  for (int k = DARRAY_HOOKS_REQUESTS + 1; k < DARRAY_HOOKS_N; k++)
+    if (f->hooks[k].drop != NULL)
+      f->hooks[k].drop(f);
   f->magic = DARRAY_MAGIC_DEAD;
   free(f);
   *pf = NULL;
@@ -319,11 +334,53 @@ static int close_without_mpi(darray_file_t *pf, char *msg) {
 /* Everything darray_file_close does but release the handle's memory
  * (collective): pending requests completed, a dataset's headers written,
  * the back end closed, the file's communicators freed; f is dead. */
+/* The rooms' finish hooks (sync: close false; close: true), in order:
+ * the first failure, its message in amsg. */
+static int finish_hooks(darray_file_t f, bool close, char *amsg) {
+  int arc = DARRAY_SUCCESS;
+  for (int k = 0; k < DARRAY_HOOKS_N; k++)
+    if (f->hooks[k].finish != NULL) {
+      char m[DARRAY_ERRMSG_LEN] = "";
+      int rc = f->hooks[k].finish(f, close, m);
+      if (rc != DARRAY_SUCCESS && arc == DARRAY_SUCCESS) {
+        arc = rc;
+        memcpy(amsg, m, DARRAY_ERRMSG_LEN);
+      }
+    }
+  return arc;
+}
+
+/* The rooms' close hooks (a dataset's headers: agreed), in order. */
+static int close_hooks(darray_file_t f, char *msg) {
+  int frc = DARRAY_SUCCESS;
+  for (int k = 0; k < DARRAY_HOOKS_N; k++)
+    if (f->hooks[k].close != NULL) {
+      int rc = f->hooks[k].close(f, msg);
+      if (frc == DARRAY_SUCCESS)
+        frc = rc;
+    }
+  return frc;
+}
+
+void darray__file_drain(darray_file_t f) {
+  for (int k = 0; k < DARRAY_HOOKS_N; k++)
+    if (f->hooks[k].drain != NULL)
+      f->hooks[k].drain(f);
+}
+
+void darray__file_on_close(darray_file_t f, void (*close)(darray_file_t)) {
+  for (int k = 0; k < f->ncloses; k++)
+    if (f->closes[k] == close)
+      return;
+  if (f->ncloses < DARRAY_FILE_CLOSES)
+    f->closes[f->ncloses++] = close;
+}
+
 static int close_collective(darray_file_t f, char *msg) {
   /* pending requests complete first (agreed), their failures reported */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = darray__async_finish(f, true, amsg);
-  int frc = darray__format_close(f, msg); /* headers: agreed */
+  int arc = finish_hooks(f, true, amsg);
+  int frc = close_hooks(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   int rc = f->io.ops->close(&f->io);
   if (rc != DARRAY_SUCCESS)
@@ -335,7 +392,8 @@ static int close_collective(darray_file_t f, char *msg) {
     rc = arc;
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
-  darray__strategies_close(f); /* what strategies kept on the file */
+  for (int k = 0; k < f->ncloses; k++) /* what strategies kept on it */
+    f->closes[k](f);
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   return rc;
@@ -362,7 +420,9 @@ static int close_finalized(darray_file_t *pf, char *msg) {
   return rc;
 }
 
-int darray_file_close(darray_file_t *pf) {
+int darray_file_close(darray_file_t *pf) { return darray__file_close(pf); }
+
+int darray__file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
   darray_file_t f = *pf;
@@ -389,7 +449,7 @@ int darray_file_sync(darray_file_t f) {
   /* pending requests first: their failures are reported here and again
    * by their waits */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = darray__async_finish(f, false, amsg);
+  int arc = finish_hooks(f, false, amsg);
   darray__file_clear_cause(f);
   rc = f->io.ops->sync(&f->io);
   if (rc != DARRAY_SUCCESS)

@@ -10,6 +10,36 @@
 #include "hints.h"
 #include "io/io.h"
 
+struct darray_file_s;
+
+/*
+ * What a room above the core attaches to a file (doc/rooms.md): the core
+ * names no such room, it runs the hooks they set. Every slot may be NULL.
+ * The rooms' hooks run in the order of their index below (requests, then
+ * a dataset's format); a strategy's close runs after the back end closed.
+ */
+typedef struct file_hooks {
+  /* before a collective of the caller: the room's work in flight is done
+   * (async: the requests' thread idle) */
+  void (*drain)(struct darray_file_s *f);
+  /* at darray_file_sync (close false) and at the collective close (close
+   * true): complete what is pending, the first failure in msg */
+  int (*finish)(struct darray_file_s *f, bool close, char *msg);
+  /* at the collective close, after every room's finish (agreed) */
+  int (*close)(struct darray_file_s *f, char *msg);
+  /* a close after MPI_Finalize: release what needs no MPI */
+  void (*drop)(struct darray_file_s *f);
+} file_hooks_t;
+
+enum {
+  DARRAY_HOOKS_REQUESTS, /* src/async, set at the file's first request */
+  DARRAY_HOOKS_FORMAT,   /* src/format, set when a dataset opens */
+  DARRAY_HOOKS_N
+};
+
+/* The most strategy close slots one file runs (strategy_t.close). */
+#define DARRAY_FILE_CLOSES 8
+
 typedef struct darray_file_s {
   uint32_t magic;
   MPI_Comm comm;
@@ -55,6 +85,13 @@ typedef struct darray_file_s {
    * (src/groups/groups_comm.c): made by its first call, freed at close */
   struct gr_cache *groups;
   darray_stats_t stats;
+  /* the rooms' hooks (file_hooks_t) */
+  file_hooks_t hooks[DARRAY_HOOKS_N];
+  /* the close slots of the strategies prepared on this file (their
+   * per-file state, rows' and groups' communicators), each once, run by
+   * the close after the back end's (xfer_begin.c: darray__file_on_close) */
+  void (*closes[DARRAY_FILE_CLOSES])(struct darray_file_s *f);
+  int ncloses;
   /* the process's list of open files, in open order, and then of those
    * closed at MPI_Finalize (darray_final.c, under its mutex) */
   struct darray_file_s *reg_prev, *reg_next;
@@ -70,6 +107,16 @@ DARRAY_HIDDEN int darray__file_open(MPI_Comm comm, const char *path, int mode,
                                     MPI_Info info, bool dataset,
                                     struct darray_file_s **out);
 DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
+/* darray_file_close beneath the public entry (the rooms above the core
+ * close a file they opened with darray__file_open through it). */
+DARRAY_HIDDEN int darray__file_close(struct darray_file_s **pf);
+/* The rooms' drain hooks, in order: their work in flight done before the
+ * caller's collective (nothing when none is attached). */
+DARRAY_HIDDEN void darray__file_drain(struct darray_file_s *f);
+/* Run close at f's collective close (after the back end's), once however
+ * often it is asked; local. */
+DARRAY_HIDDEN void darray__file_on_close(struct darray_file_s *f,
+                                         void (*close)(struct darray_file_s *));
 /* The same, and that MPI is running (calls that use MPI). */
 DARRAY_HIDDEN int darray__file_check_mpi(struct darray_file_s *f);
 /* The cause of the back end's last failure, for a message: the MPI call

@@ -248,6 +248,15 @@ static bool parse_size(const char *v, int64_t *out) {
   return true;
 }
 
+#define STRATEGY_NAME(name) #name,
+static const char *const strategy_names[] = {
+    DARRAY_STRATEGY_LIST(STRATEGY_NAME) NULL};
+
+const char *darray__strategy_name(int i) {
+  int n = (int)(sizeof strategy_names / sizeof strategy_names[0]) - 1;
+  return i >= 0 && i < n ? strategy_names[i] : NULL;
+}
+
 /* Value i of an enumerated hint, NULL past the last. */
 static const char *enum_name(const hint_def_t *def, int i) {
   if (def->kind == H_STRATEGY)

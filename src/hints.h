@@ -145,6 +145,12 @@ DARRAY_HIDDEN int darray__hints_enum(const darray_hints_t *h, const char *key);
 /* Name i of the strategy table (strategies.c), NULL past its end: the
  * values of darray_strategy after auto. */
 DARRAY_HIDDEN const char *darray__strategy_name(int i);
+/* The strategy table's entries in its order (call/strategies.c says why
+ * this order), as X(name): the table takes each darray__strategy_NAME,
+ * the core only their names (darray__strategy_name), so that it names no
+ * strategy (doc/rooms.md). A strategy's name slot is its NAME here. */
+#define DARRAY_STRATEGY_LIST(X)                                                \
+  X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups) X(mapped)
 /* Name i of the back-end table (src/io/io.c), NULL past its end: the
  * values of darray_backend. */
 DARRAY_HIDDEN const char *darray__io_backend_name(int i);

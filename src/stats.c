@@ -9,7 +9,6 @@
  */
 #include "agree.h"
 #include "file.h"
-#include "async/async.h"
 
 #include <stddef.h>
 
@@ -105,7 +104,7 @@ int darray_file_stats_summary(darray_file_t f, darray_stats_summary_t *s) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle or no MPI: cannot agree (documented) */
-  darray__async_idle(f); /* the file's communicator is ours alone now */
+  darray__file_drain(f); /* the file's communicator is ours alone now */
   if (s == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "s is NULL");
   int64_t sums[2 * NCOUNTERS], maxs[NCOUNTERS];

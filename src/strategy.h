@@ -62,7 +62,7 @@ typedef struct xfer {
   struct fmt_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
    * strategy moves no bytes between processes: its arguments are agreed
-   * on with its result, in one round (darray_xfer.c, fold) */
+   * on with its result, in one round (call/xfer_call.c, fold) */
   bool folded;
   const char *entry; /* a request's entry point ("darray_iread", ...), for
                         messages; NULL: the blocking call's name */
@@ -119,7 +119,7 @@ DARRAY_HIDDEN void darray__section_box(const struct darray_s *a,
  * its servers need for work that would take sum_ns on one server (the file
  * calls and bytes of every process at the cost model's rates, spread
  * evenly over the servers): sum_ns / S; 0 when the striping is unknown. No
- * strategy's call is faster (plan.c). */
+ * strategy's call is faster (tally.c; the estimates use it). */
 DARRAY_HIDDEN double darray__servers_ns(const struct xfer *x, double sum_ns);
 
 /* A strategy's estimate of a call: its time, or why it is not a
@@ -187,7 +187,7 @@ typedef struct strategy {
 } strategy_t;
 
 /* Tallies of strategies in which each process moves its own runs and
- * nothing travels (direct runs, mapped pages; strategies.c): start
+ * nothing travels (direct runs, mapped pages; tally.c): start
  * zeroes the file counters and the aggregator load, own adds process k's
  * bytes and runs with `calls` file calls, end zeroes the exchange's. */
 DARRAY_HIDDEN void darray__tally_own_start(darray_plan_row_t *row);
@@ -203,9 +203,6 @@ DARRAY_HIDDEN void darray__tally_own_end(darray_plan_row_t *row);
 DARRAY_HIDDEN extern const strategy_t *const darray__strategies[];
 /* The entry called name, or NULL. */
 DARRAY_HIDDEN const strategy_t *darray__strategy_named(const char *name);
-/* Every entry's close (their state kept on f), in the table's order;
- * collective. */
-DARRAY_HIDDEN void darray__strategies_close(struct darray_file_s *f);
 
 /* The planner's answer for a call, with every entry's estimate. */
 typedef struct plan {

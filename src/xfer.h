@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * xfer.h - one read or write call as a sequence of phases (darray_xfer.c,
+ * xfer.h - one read or write call as a sequence of phases (call/xfer_call.c,
  * xfer_begin.c), for the blocking entry points, which run them in a row,
  * and for requests (src/async), which run them where and when the thread
  * level allows.
@@ -47,7 +47,7 @@ DARRAY_HIDDEN int darray__allgather_boxes(xfer_t *x, const int64_t *mine,
 DARRAY_HIDDEN bool darray__boxes_first_meet(const int64_t *boxes, int64_t n,
                                             int nd, int64_t *i, int64_t *j);
 
-/* The begin phase's helpers (xfer_begin.c), which darray_xfer.c runs. */
+/* The begin phase's helpers (xfer_begin.c), which call/xfer_call.c runs. */
 /* The entry point's name (x->entry, or the blocking call's), for messages. */
 DARRAY_HIDDEN const char *darray__xfer_call_name(const xfer_t *x,
                                                  const region_t *g);

@@ -3,10 +3,12 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * xfer_begin.c - the helpers of a call's begin phase (xfer.h), which
- * darray_xfer.c runs for the blocking and the nonblocking calls: the
+ * call/xfer_call.c runs for the blocking and the nonblocking calls: the
  * call's name for messages, the agreement of a call, the access, the
- * plan as DARRAYIO_VERBOSE=1 tells it, the check against darray_temp_limit,
- * the strategy's preparation and the fallback to direct runs.
+ * check against darray_temp_limit and the strategy's preparation. Those
+ * that ask the planner or the strategy table (the plan as
+ * DARRAYIO_VERBOSE=1 tells it, the fallback to direct runs) are in
+ * call/xfer_plan.c, a room above the strategies (doc/rooms.md).
  */
 #include "xfer.h"
 #include "agree.h"
@@ -139,19 +141,6 @@ bool darray__xfer_verbose(void) {
   return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
 }
 
-int darray__xfer_say_plan(xfer_t *x, const region_t *g, const strategy_t **s) {
-  plan_t p;
-  char est[DARRAY_ESTIMATES_LEN];
-  int rc = darray__plan_explain(x, &p);
-  *s = p.s;
-  if (rc == DARRAY_SUCCESS && x->a->rank == 0)
-    fprintf(stderr, "darrayio: %s: strategy %s, back end %s: %s; estimates: "
-            "%s\n", darray__xfer_call_name(x, g), p.s->name,
-            x->f->io.ops->name, p.why,
-            darray__plan_estimates(&p, est, sizeof est));
-  return rc;
-}
-
 /* Refuse a call that darray_temp_limit cannot hold in any strategy: one
  * whose limit is below one element while a cell of this process is
  * strided in memory, since every strategy copies such runs through a
@@ -185,6 +174,8 @@ int darray__xfer_begin_local(xfer_t *x, const region_t *g, const strategy_t *s,
   if (x->strategy != NULL && x->strategy->finish != NULL)
     x->strategy->finish(x); /* an earlier attempt's state */
   x->strategy = s;
+  if (s->close != NULL) /* what it may keep on the file, freed at close */
+    darray__file_on_close(x->f, s->close);
   if (rc == DARRAY_SUCCESS)
     rc = darray__xfer_temp_check(x);
   if (rc == DARRAY_SUCCESS && s->prepare != NULL) {
@@ -206,28 +197,4 @@ int darray__xfer_begin_with(xfer_t *x, const region_t *g, const strategy_t *s,
                             int rc) {
   return darray__xfer_agree_call(x, g, s,
                                  darray__xfer_begin_local(x, g, s, rc));
-}
-
-/* After the begin's agreement (rc): the planner's choice needs more memory
- * than darray_temp_limit allows (or larger MPI counts than exist)? Direct
- * runs (the table's first entry) need at most one element of buffer, none
- * for cells contiguous in memory. Every process comes here (the code and
- * the hints are agreed on), also one whose own failure came before the
- * plan (pre; its strategy is not the others'): it agrees again on that
- * failure, with its message. */
-int darray__xfer_begin_fallback(xfer_t *x, const region_t *g, int pre, int rc) {
-  const strategy_t *s = x->strategy, *fallback = darray__strategies[0];
-  if (rc == DARRAY_ELIMIT && darray__plan_forced(x) == NULL) {
-    const struct darray_s *a = x->a;
-    if (darray__xfer_verbose() && a->rank == 0 && pre == DARRAY_SUCCESS)
-      fprintf(stderr, "darrayio: %s: strategy %s instead of %s: %s\n",
-              darray__xfer_call_name(x, g), fallback->name, s->name, x->msg);
-    if (pre == DARRAY_SUCCESS)
-      x->msg[0] = '\0';
-    rc = darray__xfer_begin_with(x, g, fallback, pre);
-    if (rc == DARRAY_SUCCESS && g == NULL && !x->background && s != fallback)
-      darray__plan_keep(x->f, a, x->write, fallback); /* the same refusal */
-  }
-  x->failed_early = rc != DARRAY_SUCCESS;
-  return rc;
 }

@@ -15,16 +15,15 @@
 
 /* ---- the file's request state ------------------------------------------- */
 
-int darray__async_wanted(const darray_file_s_t *f) {
-  int level = MPI_THREAD_SINGLE, want = f->hints.async_mode;
-  MPI_Query_thread(&level);
-  int can = level >= MPI_THREAD_MULTIPLE    ? DARRAY_ASYNC_THREAD
-            : level >= MPI_THREAD_FUNNELED ? DARRAY_ASYNC_FILES
-                                            : DARRAY_ASYNC_NONE;
-  if (want == DARRAY_ASYNC_AUTO || want < can)
-    return can; /* a hint beyond the level is lowered to it */
-  return want;
-}
+/* What the file's requests attach to it (file.h): the core's sync, close
+ * and drain run them, naming no request (doc/rooms.md). The mode they
+ * run in was agreed at open from the hint and the thread level
+ * (darray_file.c), so that the first post needs no agreement of its own. */
+static const file_hooks_t async_hooks = {
+    .drain = darray__async_idle,
+    .finish = darray__async_finish,
+    .drop = darray__async_drop,
+};
 
 /*
  * At the file's first request: its state, in the mode agreed at open.
@@ -67,6 +66,7 @@ static int async_setup(darray_file_t f, char *msg) {
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->done, NULL);
   f->async = q;
+  f->hooks[DARRAY_HOOKS_REQUESTS] = async_hooks;
   return DARRAY_SUCCESS;
 }
 

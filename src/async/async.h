@@ -63,11 +63,6 @@ DARRAY_HIDDEN int darray__async_finish(struct darray_file_s *f, bool collect,
 /* A file closed after MPI_Finalize: release what can be released
  * without MPI (a thread still busy is left alone, its memory with it). */
 DARRAY_HIDDEN void darray__async_drop(struct darray_file_s *f);
-/* The mode this process can give f's requests (DARRAY_ASYNC_*: the
- * hint darray_async, lowered to the thread level; local), which the open
- * agrees on (the largest: the most cautious) into f->async_mode, so that
- * the first post needs no agreement of its own. */
-DARRAY_HIDDEN int darray__async_wanted(const struct darray_file_s *f);
 /* The mode of f's requests (DARRAY_ASYNC_*), agreed at open. */
 DARRAY_HIDDEN int darray__async_mode(const struct darray_file_s *f);
 /* What darray_explain says about nonblocking requests on f. */

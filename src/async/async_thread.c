@@ -172,7 +172,7 @@ static void ran(async_file_t *q, async_req_t **b, int n) {
   pthread_cond_broadcast(&q->done);
 }
 
-/* The file's thread (src/pool.c): its requests, first come first
+/* The file's thread (src/base/pool.c): its requests, first come first
  * served, until the file closes. */
 static void serve(void *arg) {
   async_file_t *q = arg;

@@ -165,11 +165,13 @@ int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
     char keep[DARRAY_ERRMSG_LEN];
     memcpy(keep, msg, sizeof keep);
     fmt_free(z);
-    darray_file_close(&f);
+    darray__file_close(&f);
     memcpy(msg, keep, sizeof keep);
     return rc;
   }
   f->fmt = z;
+  f->hooks[DARRAY_HOOKS_FORMAT] = (file_hooks_t){
+      .close = darray__format_close, .drop = darray__format_drop};
   *out = f;
   return DARRAY_SUCCESS;
 }
@@ -323,7 +325,7 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
     rc = darray__array_check(a);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle: cannot agree (as darray_write) */
-  darray__async_idle(f); /* the members change under no request */
+  darray__file_drain(f); /* the members change under no request */
   char *msg = f->errmsg;
   rc = define_args(f, name, a, msg);
   const char *key = name != NULL && f->fmt != NULL &&

@@ -158,7 +158,7 @@ int darray_verify(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
-  darray__async_idle(f); /* its collectives after the requests' */
+  darray__file_drain(f); /* its collectives after the requests' */
   fmt_file_t *z = f->fmt;
   char *msg = f->errmsg;
   if (z == NULL || z->writing) /* the same on every process */

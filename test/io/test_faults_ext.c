@@ -779,7 +779,7 @@ static void reopen(ctx_t *c, MPI_Comm comm, const char *path, int mode,
 }
 
 /* The first open on a communicator measures what a synchronization costs
- * and keeps it as the communicator's attribute (src/wait.c): a fault there
+ * and keeps it as the communicator's attribute (src/base/wait.c): a fault there
  * (an allreduce of the measurement, the attribute, its memory) must leave
  * the processes measuring again together, or not at all, at the next
  * open: else some wait in a measurement the others never start. */
@@ -898,7 +898,7 @@ int main(int argc, char **argv) {
   file_images(&c);
   buffers(&c);
   /* the first open on a communicator measures what a synchronization
-   * costs and keeps it (src/wait.c): done here, so that every dry run
+   * costs and keeps it (src/base/wait.c): done here, so that every dry run
    * counts what its scenarios do */
   darray_file_t f = NULL;
   if (c.me == 0)

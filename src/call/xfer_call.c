@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_xfer.c - the blocking collective read and write entry points, for
- * whole arrays and for sections, and the phases of a call (xfer.h) that
- * they and the nonblocking ones (async/async_api.c) run: validate, agree,
- * plan, dispatch. The helpers of the begin phase are in xfer_begin.c.
+ * xfer_call.c - the phases of a call (xfer.h) that the blocking entry
+ * points (api/darray_xfer.c) and the nonblocking ones (async/async_api.c)
+ * run: validate, agree, plan, dispatch. The helpers of the begin phase
+ * are in xfer_begin.c (the core's) and xfer_plan.c (the planner's).
  *
  * Every call ends with the same code on every process. Arguments, the
  * description, the displacement, the plan and the strategy's preparation
@@ -15,7 +15,6 @@
  */
 #include "xfer.h"
 #include "agree.h"
-#include "async/async.h"
 #include "format/format.h"
 
 #include <stdio.h>
@@ -432,71 +431,4 @@ void darray__xcall_fold(xcall_t *c, int rc) {
   }
   snprintf(f->errmsg, sizeof f->errmsg, "%s",
            rc != DARRAY_SUCCESS ? c->x.msg : "");
-}
-
-static int xfer(darray_file_t f, darray_t a, void *buf, bool write,
-                const region_t *g, const darray_xfer_args_t *args) {
-  xcall_t c;
-  int rc = darray__xcall_setup(&c, f, a, buf, write, g);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (args != NULL)
-    darray__xcall_args(&c, args->nbytes, args->refuse, args->why);
-  c.blocking = true;
-  darray__async_idle(f); /* after the requests posted before it */
-  rc = darray__xcall_begin(&c);
-  if (rc == DARRAY_SUCCESS)
-    rc = darray__xcall_run(&c);
-  rc = darray__xcall_end(&c, rc);
-  darray__xcall_fold(&c, rc);
-  return rc;
-}
-int darray_write(darray_file_t f, darray_t a, const void *buf) {
-  return xfer(f, a, (void *)buf, true, NULL, NULL);
-}
-
-int darray_read(darray_file_t f, darray_t a, void *buf) {
-  return xfer(f, a, buf, false, NULL, NULL);
-}
-
-int darray_write_section(darray_file_t f, darray_t a, const int64_t start[],
-                         const int64_t count[], darray_order_t order,
-                         const void *buf) {
-  region_t g = {start, count, order};
-  return xfer(f, a, (void *)buf, true, &g, NULL);
-}
-
-int darray_read_section(darray_file_t f, darray_t a, const int64_t start[],
-                        const int64_t count[], darray_order_t order,
-                        void *buf) {
-  region_t g = {start, count, order};
-  return xfer(f, a, buf, false, &g, NULL);
-}
-
-/* darray_xfer: the call how names, with args' size and refusal. A how
- * that names no call is refused as an argument is: the call its bits
- * name as nearly as they can fails on every process alike. */
-int darray_xfer(darray_file_t f, darray_t a, const darray_xfer_args_t *args) {
-  if (args == NULL)
-    return darray__err(darray__errbuf_nohandle(), DARRAY_ENULL,
-                       "args is NULL");
-  unsigned how = args->how;
-  bool write = how & DARRAY_XFER_WRITE, post = how & DARRAY_XFER_POST;
-  bool buffered = how & DARRAY_XFER_BUFFERED;
-  darray_xfer_args_t checked = *args;
-  char why[96];
-  if (checked.refuse == DARRAY_SUCCESS &&
-      ((how & ~0xfu) != 0 || (buffered && !(post && write)))) {
-    snprintf(why, sizeof why, "how = %#x: not an OR of DARRAY_XFER_* that "
-             "names a call (BUFFERED needs POST and WRITE)", how);
-    checked.refuse = DARRAY_EINVAL;
-    checked.why = why;
-    buffered = false;
-  }
-  region_t g = {args->start, args->count, args->order};
-  const region_t *pg = how & DARRAY_XFER_SECTION ? &g : NULL;
-  if (post)
-    return darray__async_post(f, a, (void *)args->buf, write, pg, buffered,
-                              args->req, &checked);
-  return xfer(f, a, (void *)args->buf, write, pg, &checked);
 }

@@ -58,13 +58,6 @@ static void say(char *why, size_t n, const char *fmt, ...) {
   va_end(ap);
 }
 
-double darray__servers_ns(const xfer_t *x, double sum_ns) {
-  const darray_hints_t *h = &x->f->hints;
-  if (h->striping_unit <= 0 || h->striping_factor <= 0)
-    return 0;
-  return sum_ns / (double)h->striping_factor;
-}
-
 /* The state of an entry's switch for this call (DARRAY_TRI_*) and the
  * switch's name (NULL: it has none, and is always automatic). */
 static int switch_of(const xfer_t *x, const strategy_t *s, const char **key) {

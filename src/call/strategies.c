@@ -14,13 +14,13 @@
  * (strategy.h says what each slot must do; its estimate sizes the call as
  * its prepare does; state it keeps on the file across calls is freed by
  * its close slot, words of its own for darray_explain come from its
- * explain slot), its files in Makefile.am, one line in the list below,
+ * explain slot), its files in Makefile.am, one line in the list (strategy.h),
  * and its tests (test/plan/test_plan_unit.c checks every entry's estimate
  * against its formula). Nothing outside its folder names it. Keep direct
  * runs first: they are the fallback.
  *
- * Also here, as no one strategy's: the tallies shared by the strategies in
- * which each process moves its own runs (direct runs, mapped pages).
+ * The list itself is DARRAY_STRATEGY_LIST (strategy.h), whose names the
+ * core reads for darray_strategy (hints.c) without naming a strategy.
  */
 #include "strategy.h"
 
@@ -40,8 +40,7 @@
  * the network and one call per window of the file system (its estimate
  * charges a call even for no bytes, so it never ties direct runs on an
  * empty call) */
-#define STRATEGIES(X)                                                          \
-  X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups) X(mapped)
+#define STRATEGIES(X) DARRAY_STRATEGY_LIST(X) /* strategy.h */
 
 #define DECLARE(name)                                                          \
   DARRAY_HIDDEN extern const strategy_t darray__strategy_##name;
@@ -53,44 +52,9 @@ _Static_assert(sizeof darray__strategies / sizeof darray__strategies[0] <=
                    DARRAY_MAX_STRATEGIES + 1,
                "more strategies than DARRAY_MAX_STRATEGIES");
 
-const char *darray__strategy_name(int i) {
-  for (int k = 0; darray__strategies[k] != NULL; k++)
-    if (k == i)
-      return darray__strategies[k]->name;
-  return NULL;
-}
-
-void darray__strategies_close(struct darray_file_s *f) {
-  for (int k = 0; darray__strategies[k] != NULL; k++)
-    if (darray__strategies[k]->close != NULL)
-      darray__strategies[k]->close(f);
-}
-
 const strategy_t *darray__strategy_named(const char *name) {
   for (int k = 0; darray__strategies[k] != NULL; k++)
     if (strcmp(darray__strategies[k]->name, name) == 0)
       return darray__strategies[k];
   return NULL;
-}
-
-void darray__tally_own_start(darray_plan_row_t *row) {
-  row->file_calls_max = row->file_calls_sum = row->file_bytes_max = 0;
-  row->aggregators = row->agg_pieces_max = 0;
-}
-
-void darray__tally_own(darray_plan_row_t *row, const access_rank_t *k,
-                       int64_t calls) {
-  row->file_calls_sum += calls;
-  row->file_calls_max = calls > row->file_calls_max ? calls
-                                                    : row->file_calls_max;
-  row->file_bytes_max = k->bytes > row->file_bytes_max ? k->bytes
-                                                       : row->file_bytes_max;
-  row->aggregators += k->bytes > 0;
-  row->agg_pieces_max = k->nruns > row->agg_pieces_max ? k->nruns
-                                                       : row->agg_pieces_max;
-}
-
-void darray__tally_own_end(darray_plan_row_t *row) {
-  row->sent_bytes_max = row->sent_bytes_sum = 0;
-  row->messages_max = row->messages_sum = row->cycles = 0;
 }
