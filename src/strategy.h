@@ -58,7 +58,8 @@ typedef struct xfer {
    * read whose CRC is checked (src/format), under a strategy whose entry
    * says crc_share: its run feeds this process's share of the CRC from the
    * bytes it writes, or has read (darray__xfer_crc, format/format_share.h);
-   * NULL otherwise */
+   * NULL otherwise. Format's own (format.h): a strategy passes x to
+   * format_share.h's calls and never looks inside */
   struct fmt_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
    * strategy moves no bytes between processes: its arguments are agreed

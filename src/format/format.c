@@ -17,15 +17,6 @@
 /* The most members darrayio reads from one archive. */
 #define MEMBERS_MAX (1 << 20)
 
-static int kind_of(const char *path) {
-  size_t n = strlen(path);
-  if (n >= 4 && strcmp(path + n - 4, ".npy") == 0)
-    return DARRAY_FMT_NPY;
-  if (n >= 4 && strcmp(path + n - 4, ".npz") == 0)
-    return DARRAY_FMT_NPZ;
-  return 0;
-}
-
 /* The local checks of darray_dataset_open. */
 static int open_args(const char *path, int mode, char *msg) {
   if (path == NULL)
@@ -34,9 +25,12 @@ static int open_args(const char *path, int mode, char *msg) {
   return darray__err(msg, DARRAY_ENOTSUP, "darrayio was built without "
                      "zlib, which datasets need for CRC-32");
 #endif
-  if (kind_of(path) == 0)
+  if (darray__format_of_path(path) == NULL) {
+    char ends[64];
+    darray__format_suffixes(ends, sizeof ends);
     return darray__err(msg, DARRAY_EINVAL, "path: a dataset's name ends in "
-                       ".npy or .npz (raw files: darray_file_open)");
+                       "%s (raw files: darray_file_open)", ends);
+  }
   int create = DARRAY_MODE_RDWR | DARRAY_MODE_CREATE | DARRAY_MODE_TRUNC;
   if (mode != DARRAY_MODE_RDONLY && mode != create)
     return darray__err(msg, DARRAY_EMODE, "mode = %d: a dataset is read "
@@ -76,14 +70,7 @@ static int parse(darray_file_t f, fmt_file_t *z, char *msg) {
   darray__io_call_init(&fr.call, &f->io, &fr.stats);
   fmt_reader_t r = {&fr, 0, file_read};
   int rc = file_size(f, &r.size, msg);
-  if (rc != DARRAY_SUCCESS)
-    return rc;
-  if (z->kind == DARRAY_FMT_NPZ)
-    return darray__zip_parse(&r, z, msg);
-  if ((z->m = calloc(1, sizeof *z->m)) == NULL)
-    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
-  z->n = 1;
-  return darray__npy_read(&r, 0, -1, &z->m[0], msg);
+  return rc == DARRAY_SUCCESS ? z->ops->verify(&r, z, msg) : rc;
 }
 
 static int bcast(void *buf, int64_t n, MPI_Comm comm) {
@@ -104,8 +91,8 @@ static int load(darray_file_t f, fmt_file_t *z, const char *path,
                 inner);
   }
   if (rc == DARRAY_SUCCESS && z->n > MEMBERS_MAX)
-    rc = darray__err(msg, DARRAY_ENOTSUP, ".npz: more than %d members",
-                     MEMBERS_MAX);
+    rc = darray__err(msg, DARRAY_ENOTSUP, "%s: more than %d members",
+                     z->ops->suffix, MEMBERS_MAX);
   int hdr[2] = {rc, z->n};
   if (bcast(hdr, sizeof hdr, f->comm) != DARRAY_SUCCESS ||
       bcast(msg, DARRAY_ERRMSG_LEN, f->comm) != DARRAY_SUCCESS)
@@ -151,7 +138,7 @@ int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
     return rc;
   fmt_file_t *z = calloc(1, sizeof *z);
   if (z != NULL) {
-    z->kind = kind_of(path);
+    z->ops = darray__format_of_path(path);
     z->writing = mode != DARRAY_MODE_RDONLY;
     z->align = f->hints.striping_unit > 0 ? f->hints.striping_unit : 4096;
     darray__short_path(path, z->path, sizeof z->path);
@@ -191,6 +178,12 @@ static int named(const fmt_file_t *z, const char *name) {
     if (strcmp(z->m[i].info.name, name) == 0)
       return i;
   return -1;
+}
+
+/* The member darray_define binds by name: the only one where members have
+ * no name. */
+static int member_of(const fmt_file_t *z, const char *name) {
+  return z->ops->members ? named(z, name) : 0;
 }
 
 /* What a description says of a member. */
@@ -247,9 +240,10 @@ static int define_args(darray_file_t f, const char *name, darray_t a,
   if (cmp != MPI_IDENT && cmp != MPI_CONGRUENT)
     return darray__err(msg, DARRAY_ECOMM, "the file's and the array's "
                        "communicators differ");
-  if (z->kind == DARRAY_FMT_NPZ && name == NULL)
+  bool many = z->ops->members;
+  if (many && name == NULL)
     return darray__err(msg, DARRAY_ENULL, "name is NULL");
-  if (z->kind == DARRAY_FMT_NPZ && !darray__zip_name_ok(name, strlen(name)))
+  if (many && !darray__zip_name_ok(name, strlen(name)))
     return darray__err(msg, DARRAY_EINVAL, "name '%.60s': 1 to %d bytes, no "
                        "'/', '\\', '..' or control characters", name,
                        DARRAY_NAME_MAX);
@@ -257,7 +251,7 @@ static int define_args(darray_file_t f, const char *name, darray_t a,
     return darray__err(msg, DARRAY_EINVAL, "a is already bound to member "
                        "'%s' of this file", z->m[bound(z, a->id)].info.name);
   if (!z->writing) {
-    int i = z->kind == DARRAY_FMT_NPY ? 0 : named(z, name);
+    int i = member_of(z, name);
     if (i < 0)
       return darray__err(msg, DARRAY_EINVAL, "name '%s': the archive has "
                          "no such member", name);
@@ -270,10 +264,10 @@ static int define_args(darray_file_t f, const char *name, darray_t a,
                          m->why);
     return matches(&m->info, a, msg);
   }
-  if (z->kind == DARRAY_FMT_NPY && z->n > 0)
-    return darray__err(msg, DARRAY_EINVAL, "a .npy file holds one array "
-                       "(use .npz for several)");
-  if (z->kind == DARRAY_FMT_NPZ && named(z, name) >= 0)
+  if (!many && z->n > 0)
+    return darray__err(msg, DARRAY_EINVAL, "a %s file holds one array "
+                       "(use .npz for several)", z->ops->suffix);
+  if (many && named(z, name) >= 0)
     return darray__err(msg, DARRAY_EINVAL, "name '%s' is already defined",
                        name);
   return darray__npy_descr(a->d.type, a->d.esize, descr, sizeof descr, msg);
@@ -293,27 +287,20 @@ static int add_member(darray_file_t f, const char *name, darray_t a,
   }
   fmt_member_t *m = &z->m[z->n];
   memset(m, 0, sizeof *m);
-  describe(a, z->kind == DARRAY_FMT_NPZ ? name : "", &m->info);
+  describe(a, "", &m->info);
+  z->ops->inquire(name, &m->info);
   m->info.bytes = a->d.fstride[a->d.perm[0]] * a->d.gsizes[a->d.perm[0]];
-  m->info.has_crc = z->kind == DARRAY_FMT_NPZ;
   m->array = a->id;
   char *h = malloc(DARRAY_NPY_HEADER_MAX);
-  int64_t end;
-  bool npz = z->kind == DARRAY_FMT_NPZ;
+  int64_t align = darray__format_npy_align(z);
   int rc = h == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
-                     : darray__npy_header(&m->info, 0, npz ? 64 : z->align,
-                                          h, &m->npy_len, msg);
+                     : darray__npy_header(&m->info, 0, align, h, &m->npy_len,
+                                          msg);
   if (rc == DARRAY_SUCCESS)
     m->hdr_crc = darray__crc_bytes(h, m->npy_len);
   free(h);
-  if (rc == DARRAY_SUCCESS && npz)
-    rc = darray__zip_place(z, m, msg);
-  else if (rc == DARRAY_SUCCESS) {
-    m->info.offset = m->npy_len;
-    if (!darray__add_ok(m->info.offset, m->info.bytes, &end))
-      rc = darray__err(msg, DARRAY_ESIZE, "the file would pass 2^63 bytes");
-    z->end = end;
-  }
+  if (rc == DARRAY_SUCCESS)
+    rc = z->ops->place(z, m, msg);
   if (rc == DARRAY_SUCCESS)
     z->n++;
   return rc;
@@ -328,8 +315,9 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
   darray__file_drain(f); /* the members change under no request */
   char *msg = f->errmsg;
   rc = define_args(f, name, a, msg);
-  const char *key = name != NULL && f->fmt != NULL &&
-                            f->fmt->kind == DARRAY_FMT_NPZ ? name : "";
+  const char *key = name != NULL && f->fmt != NULL && f->fmt->ops->members
+                        ? name
+                        : "";
   int64_t vals[2] = {(int64_t)darray__hash(0, key, strlen(key)),
                      a->desc_hash};
   int bad = -1;
@@ -341,7 +329,7 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
     return rc;
   fmt_file_t *z = f->fmt;
   if (!z->writing) {
-    z->m[z->kind == DARRAY_FMT_NPY ? 0 : named(z, name)].array = a->id;
+    z->m[member_of(z, name)].array = a->id;
     return DARRAY_SUCCESS;
   }
   return add_member(f, name, a, msg); /* fails alike everywhere */
@@ -388,4 +376,31 @@ int darray__format_place(darray_file_t f, const struct darray_s *a,
   *member = i;
   view->d.disp = f->fmt->m[i].info.offset;
   return DARRAY_SUCCESS;
+}
+
+void darray__format_begin(darray_file_t f, int m, xfer_t *x, bool whole,
+                          bool blocking, fmt_share_t *sh) {
+  memset(sh, 0, sizeof *sh);
+  const fmt_ops_t *o = darray__format_line(f->fmt);
+  if (m >= 0 && o->begin != NULL)
+    o->begin(f, m, x, whole, blocking, sh);
+}
+
+int darray__format_after(darray_file_t f, int m, const struct darray_s *view,
+                         const char *buf, bool write, bool whole,
+                         fmt_share_t *sh, int rc, const char *what,
+                         char *msg) {
+  if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
+    darray__format_share_join(sh);
+  const fmt_ops_t *o = darray__format_line(f->fmt);
+  if (m < 0 || o->after == NULL)
+    return rc;
+  return o->after(f, m, view, buf, write, whole, sh, rc, what, msg);
+}
+
+bool darray__format_after_collective(darray_file_t f, int m, bool write,
+                                     bool whole) {
+  const fmt_ops_t *o = darray__format_line(f->fmt);
+  return m >= 0 && o->after_collective != NULL &&
+         o->after_collective(f, m, write, whole);
 }

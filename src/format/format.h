@@ -19,7 +19,7 @@
 #include "format/format_share.h"
 #include "strategy.h"
 
-enum { DARRAY_FMT_NPY = 1, DARRAY_FMT_NPZ = 2 };
+struct fmt_ops;
 
 /* How a member's CRC is found at close: from the contributions of the
  * last whole-array write (RUNS), or by reading the member back. */
@@ -43,7 +43,7 @@ typedef struct fmt_member {
 } fmt_member_t;
 
 typedef struct fmt_file {
-  int kind;     /* DARRAY_FMT_* */
+  const struct fmt_ops *ops; /* its line of the format table */
   bool writing; /* created by this handle, else read */
   int64_t align;
   int n, cap;
@@ -216,6 +216,69 @@ DARRAY_HIDDEN int darray__format_runs_crc(const struct darray_s *view,
 DARRAY_HIDDEN int darray__format_readback_crc(struct darray_file_s *f,
                                               const fmt_member_t *m,
                                               int64_t bufsize, uint32_t *r);
+
+/* ---- format_lines.c: the format table (doc/formats.md, "Adding a
+ * format"). Every format is one line, in designated initializers; a slot
+ * left out is one the format has none of. raw (darray_file_open) is the
+ * first line and has none: its files have no fmt_file_t. */
+typedef struct fmt_ops {
+  const char *name;   /* "raw", "npy", "npz" */
+  const char *suffix; /* the path's ending darray_dataset_open knows it by;
+                         NULL: not a dataset */
+  bool members;       /* named members, any number (darray_define's name);
+                         else one array, which has no name */
+  int64_t npy_align;  /* where a member's .npy header ends (data start):
+                         a multiple of this; 0: of the file's alignment */
+  /* reading, on rank 0 at open: check the file's headers and list its
+   * members into z (z->m allocated, z->n) */
+  int (*verify)(fmt_reader_t *r, fmt_file_t *z, char *msg);
+  /* writing: what darray_inquire reports of a member that darray_define
+   * named name, beyond the array's description (its name, has_crc) */
+  void (*inquire)(const char *name, darray_member_info_t *info);
+  /* writing: where member m's data goes (m->info and m->npy_len set),
+   * after the members before it: info.offset; advances z->end */
+  int (*place)(fmt_file_t *z, fmt_member_t *m, char *msg);
+  /* before a call on member m moves bytes (darray__format_begin, which has
+   * zeroed sh): how this process's share of the CRC is had */
+  void (*begin)(struct darray_file_s *f, int m, xfer_t *x, bool whole,
+                bool blocking, fmt_share_t *sh);
+  /* after a call on member m, and whether that is collective
+   * (darray__format_after, _after_collective) */
+  int (*after)(struct darray_file_s *f, int m, const struct darray_s *view,
+               const char *buf, bool write, bool whole, fmt_share_t *sh,
+               int rc, const char *what, char *msg);
+  bool (*after_collective)(struct darray_file_s *f, int m, bool write,
+                           bool whole);
+  /* at close, on rank 0 (members' info.crc32 set): the headers, through
+   * c */
+  int (*close)(struct darray_file_s *f, io_call_t *c, char *msg);
+} fmt_ops_t;
+
+/* The line of a format's state (NULL: raw). */
+DARRAY_HIDDEN const fmt_ops_t *darray__format_line(const fmt_file_t *z);
+/* The line whose suffix ends path; NULL: none. */
+DARRAY_HIDDEN const fmt_ops_t *darray__format_of_path(const char *path);
+/* Where z's members' .npy headers end: a multiple of this. */
+DARRAY_HIDDEN int64_t darray__format_npy_align(const fmt_file_t *z);
+/* The suffixes of the table's datasets for messages (".npy or .npz"). */
+DARRAY_HIDDEN void darray__format_suffixes(char *out, size_t n);
+
+/* The CRC-32 of members (format_close.c), the slots of formats whose
+ * members record one: a whole-array write keeps this process's share, a
+ * checked read checks it (format.h's darray__format_begin, _after and
+ * _after_collective say how). crc_after also keeps, for any member,
+ * whether it must be read back at close (a section write, a failure). */
+DARRAY_HIDDEN void darray__format_crc_begin(struct darray_file_s *f, int m,
+                                            xfer_t *x, bool whole,
+                                            bool blocking, fmt_share_t *sh);
+DARRAY_HIDDEN int darray__format_crc_after(struct darray_file_s *f, int m,
+                                           const struct darray_s *view,
+                                           const char *buf, bool write,
+                                           bool whole, fmt_share_t *sh, int rc,
+                                           const char *what, char *msg);
+DARRAY_HIDDEN bool darray__format_crc_collective(struct darray_file_s *f,
+                                                 int m, bool write,
+                                                 bool whole);
 
 /* ---- format.c: the hooks of darray_file.c and darray_xfer.c */
 

@@ -43,8 +43,8 @@ static bool read_checked(const darray_file_t f, int i) {
          f->fmt->m[i].info.has_crc;
 }
 
-bool darray__format_after_collective(darray_file_t f, int m, bool write,
-                                     bool whole) {
+bool darray__format_crc_collective(darray_file_t f, int m, bool write,
+                                   bool whole) {
   return m >= 0 && !write && whole && read_checked(f, m);
 }
 
@@ -57,9 +57,8 @@ static bool share_thread(const darray_file_t f) {
   return f->node_procs > 0 && f->node_procs < darray__cores();
 }
 
-void darray__format_begin(darray_file_t f, int i, xfer_t *x, bool whole,
-                          bool blocking, fmt_share_t *sh) {
-  memset(sh, 0, sizeof *sh);
+void darray__format_crc_begin(darray_file_t f, int i, xfer_t *x, bool whole,
+                              bool blocking, fmt_share_t *sh) {
   if (i < 0 || !whole || !f->fmt->m[i].info.has_crc ||
       (!x->write && !read_checked(f, i)))
     return;
@@ -101,14 +100,10 @@ static bool keep_share(fmt_member_t *m, fmt_share_t *sh,
   }
 }
 
-int darray__format_after(darray_file_t f, int i, const struct darray_s *v,
-                         const char *buf, bool write, bool whole,
-                         fmt_share_t *sh, int rc, const char *what,
-                         char *msg) {
-  if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
-    darray__format_share_join(sh);
-  if (i < 0)
-    return rc;
+int darray__format_crc_after(darray_file_t f, int i, const struct darray_s *v,
+                             const char *buf, bool write, bool whole,
+                             fmt_share_t *sh, int rc, const char *what,
+                             char *msg) {
   fmt_member_t *m = &f->fmt->m[i];
   if (write) { /* a failure here costs a read back at close, no more */
     bool ok = rc == DARRAY_SUCCESS && whole && keep_share(m, sh, v, buf);
@@ -202,34 +197,6 @@ static int fill_ends(darray_file_t f, io_call_t *c, const bool *want) {
   return rc;
 }
 
-/* Rank 0: the headers of every member, then the central directory. */
-static int write_headers(darray_file_t f, io_call_t *c, char *msg) {
-  fmt_file_t *z = f->fmt;
-  unsigned char *b = malloc(DARRAY_NPY_HEADER_MAX + 65536 + 256);
-  int rc = b == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
-                     : DARRAY_SUCCESS;
-  bool npz = z->kind == DARRAY_FMT_NPZ;
-  for (int i = 0; i < z->n && rc == DARRAY_SUCCESS; i++) {
-    fmt_member_t *m = &z->m[i];
-    int64_t lh = npz ? m->lh_len : 0, len = 0;
-    if (npz)
-      darray__zip_local(m, m->info.crc32, b);
-    rc = darray__npy_header(&m->info, 0, npz ? 64 : z->align,
-                            (char *)b + lh, &len, msg);
-    if (rc == DARRAY_SUCCESS)
-      rc = darray__io_pwrite(c, b, lh + len, m->lh_off);
-  }
-  free(b);
-  unsigned char *cd = NULL;
-  int64_t n = 0;
-  if (rc == DARRAY_SUCCESS && npz)
-    rc = darray__zip_central(z, &cd, &n, msg);
-  if (rc == DARRAY_SUCCESS && npz)
-    rc = darray__io_pwrite(c, cd, n, z->end);
-  free(cd);
-  return rc;
-}
-
 /* Rank 0's part of the close: fill ends (already done) and headers. */
 static int rank0_write(darray_file_t f, const uint32_t *parts, char *msg) {
   fmt_file_t *z = f->fmt;
@@ -242,7 +209,7 @@ static int rank0_write(darray_file_t f, const uint32_t *parts, char *msg) {
   darray_stats_t st = {0};
   io_call_t c;
   darray__io_call_init(&c, &f->io, &st);
-  int rc = write_headers(f, &c, msg);
+  int rc = z->ops->close(f, &c, msg);
   if (rc != DARRAY_SUCCESS && msg[0] == '\0')
     darray__err(msg, rc, "writing the headers of the dataset: %s%s%s",
                 darray_strerror(rc), darray__io_call_cause(&c)[0] ? ": " : "",
@@ -268,9 +235,10 @@ static int agree_wanted(MPI_Comm comm, bool *want, int n, char *msg) {
 
 static int close_writing(darray_file_t f, char *msg) {
   fmt_file_t *z = f->fmt;
-  if (z->kind == DARRAY_FMT_NPY && z->n == 0)
+  if (!z->ops->members && z->n == 0)
     return darray__err(msg, DARRAY_ESTATE, "darray_file_close: no array "
-                       "was defined in the .npy file; it has no header");
+                       "was defined in the %s file; it has no header",
+                       z->ops->suffix);
   uint32_t *parts = calloc((size_t)z->n + 1, sizeof *parts);
   bool *want = calloc((size_t)z->n + 1, sizeof *want), any = false;
   int rc = parts == NULL || want == NULL
@@ -326,7 +294,8 @@ int darray__format_close(darray_file_t f, char *msg) {
   fmt_file_t *z = f->fmt;
   if (z == NULL)
     return DARRAY_SUCCESS;
-  int rc = z->writing ? close_writing(f, msg) : DARRAY_SUCCESS;
+  int rc = z->writing && z->ops->close != NULL ? close_writing(f, msg)
+                                               : DARRAY_SUCCESS;
   free(z->m);
   free(z);
   f->fmt = NULL;

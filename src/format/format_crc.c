@@ -123,6 +123,8 @@ void darray__xfer_crc_vec(xfer_t *x, int64_t foff, const struct iovec *iov,
   }
 }
 
+bool darray__xfer_crc_fed(const xfer_t *x) { return x->crc != NULL; }
+
 void darray__xfer_crc_lost(xfer_t *x) {
   if (x->crc != NULL)
     x->crc->lost = true;

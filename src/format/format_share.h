@@ -22,6 +22,9 @@ DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
                                     int64_t n);
 DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
 /* The same for the n pieces of iov, one after another from foff. */
+/* Whether the call feeds a CRC share from what it moves (x->crc, format's
+ * own: a strategy asks this, and does not look at it). */
+DARRAY_HIDDEN bool darray__xfer_crc_fed(const xfer_t *x);
 DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
                                         const struct iovec *iov, int n);
 

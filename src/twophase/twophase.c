@@ -35,6 +35,7 @@
  *      otherwise.
  */
 #include "twophase.h"
+#include "format/format_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,7 +269,7 @@ static int tp_run(xfer_t *x) {
   /* lists feed no CRC share (set by now; a dataset's members are not
    * subfiles anyway) */
   t->lists = t->myagg >= 0 && x->io.file->ops->plist != NULL &&
-             x->crc == NULL;
+             !darray__xfer_crc_fed(x);
   if (t->pipeline) {
     darray__tp_write_pipelined(t);
     return t->rc;

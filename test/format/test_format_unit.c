@@ -366,7 +366,6 @@ static void build(arc_t *a, int64_t align) {
   fmt_file_t *z = &a->z;
   char msg[DARRAY_ERRMSG_LEN];
   memset(a, 0, sizeof *a);
-  z->kind = DARRAY_FMT_NPZ;
   z->align = align;
   z->m = calloc(4, sizeof *z->m);
   add(z, "u", DARRAY_DOUBLE, 8, 12);
@@ -484,7 +483,7 @@ static void zip_tests(void) {
 
 /* A member of 5 GiB after a small one: ZIP64 fields, parsed back. */
 static void zip64_test(void) {
-  fmt_file_t z = {.kind = DARRAY_FMT_NPZ, .align = 4096};
+  fmt_file_t z = {.align = 4096};
   char msg[DARRAY_ERRMSG_LEN] = "";
   z.m = calloc(4, sizeof *z.m);
   add(&z, "small", DARRAY_UINT8, 1, 10);
@@ -549,7 +548,7 @@ static void unique_test(void) {
  * must then be taken as it is. */
 static void count_ffff_test(void) {
   enum { N = 65535 };
-  fmt_file_t z = {.kind = DARRAY_FMT_NPZ, .align = 64};
+  fmt_file_t z = {.align = 64};
   char msg[DARRAY_ERRMSG_LEN] = "";
   z.m = calloc(N, sizeof *z.m);
   for (int i = 0; i < N; i++) {
