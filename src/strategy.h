@@ -130,6 +130,36 @@ typedef struct estimate {
   char why[200]; /* "" for a candidate; else why not, in words */
 } estimate_t;
 
+/* The cost model's rates (doc/planner.md, "The estimates"), as every
+ * estimate reads them from the file's hints: one place, so that the
+ * strategies cannot drift apart on what a byte or a call costs. */
+typedef struct cost_rates {
+  double bw;  /* ns per byte of a file call (darray_ds_bandwidth_mbs) */
+  double xw;  /* ns per byte exchanged or copied in memory
+                 (darray_cb_exchange_mbs) */
+  double lat; /* ns per file call of the call's direction
+                 (darray_ds_rd_latency_ns or darray_ds_wr_latency_ns) */
+  double cyc; /* ns per synchronization (darray_cb_cycle_ns; 0 while not
+                 known) */
+} cost_rates_t;
+static inline cost_rates_t darray__cost_rates(const struct xfer *x) {
+  const darray_hints_t *h = &x->f->hints;
+  cost_rates_t c = {
+      .bw = 1000.0 / (double)h->ds_bandwidth_mbs,
+      .xw = 1000.0 / (double)h->cb_exchange_mbs,
+      .lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns),
+      .cyc = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0};
+  return c;
+}
+/* The largest process's bytes in the call (the exchange's and the
+ * copies' slowest process). */
+static inline int64_t darray__access_most(const access_t *acc) {
+  int64_t most = 0;
+  for (int r = 0; r < acc->P; r++)
+    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  return most;
+}
+
 /*
  * A way of moving the bytes, as the table (strategies.c) lists it:
  *  - name: what darray_strategy says and the statistics report;

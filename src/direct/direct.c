@@ -208,9 +208,8 @@ static int sampled_calls(const xfer_t *x, int r, const access_rank_t *k,
  * others' (beyond DARRAY_SAMPLE_RANKS processes) one per run. */
 static int direct_estimate(const xfer_t *x, const access_t *acc,
                            estimate_t *e) {
-  const darray_hints_t *h = &x->f->hints;
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  cost_rates_t c = darray__cost_rates(x);
+  double bw = c.bw, lat = c.lat;
   int n = darray__access_samples(acc), i = 0;
   double sum = 0;
   e->ns = 0;

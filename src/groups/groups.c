@@ -100,12 +100,10 @@ static double group_ns(const xfer_t *x, const access_t *acc,
                        : (double)runs;
     calls = lists > calls ? lists : calls;
   }
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs;
-  double cp = 1000.0 / (double)h->cb_exchange_mbs; /* one copy per byte */
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  double writer = (double)acc->rank[lo].bytes * cp + (double)bytes * bw +
-                  calls * lat;
-  double member = (double)most * cp;
+  cost_rates_t c = darray__cost_rates(x); /* xw: one copy per byte */
+  double writer = (double)acc->rank[lo].bytes * c.xw + (double)bytes * c.bw +
+                  calls * c.lat;
+  double member = (double)most * c.xw;
   return writer > member ? writer : member;
 }
 
@@ -130,7 +128,7 @@ static int gr_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
                       : p.why);
     return DARRAY_SUCCESS;
   }
-  double most = 0, cyc = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
+  double most = 0, cyc = darray__cost_rates(x).cyc;
   for (int i = 0; i * p.s < acc->P; i++) {
     int64_t n;
     double ns = group_ns(x, acc, &p, i, &n);

@@ -133,9 +133,10 @@ static int mapped_estimate(const xfer_t *x, const access_t *acc,
   if (why != NULL)
     return not_one(e, why);
   const darray_hints_t *h = &x->f->hints;
-  double bw = 1000.0 / (double)h->cb_exchange_mbs; /* a memory copy */
+  cost_rates_t c = darray__cost_rates(x);
+  double bw = c.xw; /* a memory copy */
   double ready = 1000.0 / (double)(x->write ? h->map_wr_mbs : h->map_rd_mbs);
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
+  double lat = c.lat;
   double win = lat + (double)(x->write ? h->map_wr_window_ns
                                        : h->map_rd_window_ns);
   wsize_t ws = window_size(h);

@@ -61,16 +61,11 @@ static int rows_estimate(const xfer_t *x, const access_t *acc,
   }
   if (!darray__rows_choose(&x->a->d, h, acc, &p, e->why, sizeof e->why))
     return DARRAY_SUCCESS;
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double xw = 1000.0 / (double)h->cb_exchange_mbs;
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  double cyc = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
-  int64_t most = 0;
-  for (int r = 0; r < acc->P; r++)
-    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  cost_rates_t c = darray__cost_rates(x);
+  int64_t most = darray__access_most(acc);
   double win = (double)((p.piece + p.W - 1) / p.W);
-  e->ns = (double)p.piece * bw + win * (lat + cyc) +
-          2.0 * (double)most * (p.g - 1) / p.g * xw;
+  e->ns = (double)p.piece * c.bw + win * (c.lat + c.cyc) +
+          2.0 * (double)most * (p.g - 1) / p.g * c.xw;
   return DARRAY_SUCCESS;
 }
 

@@ -273,7 +273,7 @@ static int sieve_setup(sieve_t *s) {
     x->stats.peak_temp_bytes = s->cap;
   s->lat_rd = (double)h->ds_rd_latency_ns;
   s->lat_wr = (double)h->ds_wr_latency_ns;
-  s->ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs;
+  s->ns_per_byte = darray__cost_rates(x).bw;
   s->rmw_ok = x->write && x->f->io.rmw;
   s->locks = x->write && x->f->io.locks;
   if (x->write && h->concurrency == DARRAY_CONC_NONE && a->d.nprocs > 1) {

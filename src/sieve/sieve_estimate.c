@@ -29,16 +29,12 @@
 
 #include <stdio.h>
 
-static double ns_per_byte(const darray_hints_t *h) {
-  return 1000.0 / (double)h->ds_bandwidth_mbs;
-}
-
 /* One process's time over its whole extent; *pays: sieving is the
  * cheaper there. */
 static double rank_time(const xfer_t *x, const access_rank_t *r,
                         bool *pays) {
   const darray_hints_t *h = &x->f->hints;
-  double bw = ns_per_byte(h);
+  double bw = darray__cost_rates(x).bw;
   double lr = (double)h->ds_rd_latency_ns, lw = (double)h->ds_wr_latency_ns;
   int64_t ext = r->hi - r->lo, holes = ext - r->bytes;
   double runs = (double)r->nruns * (x->write ? lw : lr) +
@@ -86,7 +82,7 @@ static int read_windows(const xfer_t *x, int r, const access_rank_t *k,
   const darray_hints_t *h = &x->f->hints;
   windows_t w = {.s = {.x = (xfer_t *)x,
                        .lat_rd = (double)h->ds_rd_latency_ns,
-                       .ns_per_byte = ns_per_byte(h)},
+                       .ns_per_byte = darray__cost_rates(x).bw},
                  .breaks = 1};
   *ns = 0;
   if (k->bytes <= 0)

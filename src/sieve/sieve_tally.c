@@ -52,7 +52,7 @@ static int rank_cost(const xfer_t *x, const access_t *acc, int r,
   sieve_t s = {.x = (xfer_t *)x,
                .lat_rd = (double)h->ds_rd_latency_ns,
                .lat_wr = (double)h->ds_wr_latency_ns,
-               .ns_per_byte = 1000.0 / (double)h->ds_bandwidth_mbs,
+               .ns_per_byte = darray__cost_rates(x).bw,
                .rmw_ok = x->write && x->f->io.rmw,
                .locks = x->write && x->f->io.locks};
   s.cap = darray__sieve_window_cap(x);

@@ -84,10 +84,8 @@ static int st_estimate(const xfer_t *x, const access_t *acc, estimate_t *e) {
     snprintf(e->why, sizeof e->why, "%s", p.why);
     return DARRAY_SUCCESS;
   }
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double xw = 1000.0 / (double)h->cb_exchange_mbs;
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  double cyc = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
+  cost_rates_t c = darray__cost_rates(x);
+  double bw = c.bw, xw = c.xw, lat = c.lat, cyc = c.cyc;
   double file = 0, xch = 0;
   for (int i = 0; i < p.A; i++) {
     int64_t bytes, own;

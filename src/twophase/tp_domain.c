@@ -313,13 +313,9 @@ double darray__tp_cost(const xfer_t *x, const access_t *acc,
   const darray_hints_t *h = &x->f->hints;
   tp_sizes_t s;
   darray__tp_size(d, h, x->write, acc, &s);
-  double bw = 1000.0 / (double)h->ds_bandwidth_mbs; /* ns per byte */
-  double xw = 1000.0 / (double)h->cb_exchange_mbs;
-  double lat = (double)(x->write ? h->ds_wr_latency_ns : h->ds_rd_latency_ns);
-  double sync = h->cb_cycle_ns > 0 ? (double)h->cb_cycle_ns : 0;
-  int64_t most = 0;
-  for (int r = 0; r < acc->P; r++)
-    most = acc->rank[r].bytes > most ? acc->rank[r].bytes : most;
+  cost_rates_t c = darray__cost_rates(x);
+  double bw = c.bw, xw = c.xw, lat = c.lat, sync = c.cyc;
+  int64_t most = darray__access_most(acc);
   /* on a striped file, each further aggregator that meets on a server in
    * a cycle adds darray_server_contention percent of the server's work */
   double file = (double)s.dmax * bw;
