@@ -5,6 +5,7 @@
  * bench_options.c - darrayio-bench's command line.
  */
 #include "bench.h"
+#include "bench_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,10 @@ static const char usage_text[] =
     "  --dumps K       btio dumps (default: 12 for S, 40 otherwise); multi:\n"
     "                  steps of K arrays appended, one open (default 1)\n"
     "  --ops LIST      write, read or write,read (default write,read)\n"
+    "  --data D        the values written: index (default: a closed form of\n"
+    "                  the element's index), smooth (a field like\n"
+    "                  simulation data: sines of the coordinates plus\n"
+    "                  small noise), random (incompressible bits)\n"
     "  --runs K        measurements per method and operation (default 3)\n"
     "  --cold          drop the page cache before every timed phase (root)\n"
     "  --same-file     before each read phase, rewrite the method's file the\n"
@@ -126,6 +131,8 @@ static int option_value(const char *a, const char *v, options_t *o) {
     o->dumps = atoi(v);
   else if (!strcmp(a, "--ops"))
     return parse_ops(v, o);
+  else if (!strcmp(a, "--data"))
+    return (o->data = bench_data_kind(v)) < 0 ? -1 : 0;
   else if (!strcmp(a, "--runs"))
     o->runs = atoi(v);
   else if (!strcmp(a, "--dir"))

@@ -395,6 +395,7 @@ static int build_btio(bench_t *b) {
   if (q * q != b->nprocs || q > 16 || n / q < 3)
     return fail(b, "btio needs P = q*q (q <= 16) and cells of >= 3 points");
   p->esize = 8;
+  p->gen_n = 5 * n; /* --data smooth: rows of u(1:5, 1:N, j, k) */
   p->nd = 4;
   p->ndumps = b->o.dumps ? b->o.dumps : b->o.cls == 'S' ? 12 : 40;
   p->dump_elems = 5 * n * n * n;
@@ -416,7 +417,8 @@ int bench_pattern_build(bench_t *b) {
   int ps[3], rc;
   *p = (pattern_t){.esize = 4, .ndumps = 1, .narrays = 1, .etype = MPI_INT,
                    .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL,
-                   .nsteps = 1, .nstr = 1};
+                   .nsteps = 1, .nstr = 1, .data = b->o.data,
+                   .gen_n = b->o.n};
   snprintf(p->name, sizeof p->name, "%s", b->o.pattern);
   p->str_lo = calloc((size_t)b->nprocs + 1, sizeof *p->str_lo);
   p->str_hi = calloc((size_t)b->nprocs + 1, sizeof *p->str_hi);
