@@ -58,6 +58,7 @@ typedef struct options {
   int thread;     /* --thread: the MPI thread level asked for */
   int help;       /* -h, --help: the usage was printed */
   int data;       /* --data: BENCH_DATA_* (bench_gen.h) */
+  int esize;      /* --type: 4 (int32, default) or 8 (double) */
   const char *dir, *methods, *hints, *plot;
 } options_t;
 

@@ -25,8 +25,9 @@
 # closed form, and afterwards nothing but the log is left in --dir (the
 # benchmark deletes its files, subfiles included, with darray_file_delete).
 # Each --data kind (index, smooth, random) is written and read on int32
-# (dist3d) and doubles (btio class S), every measurement status=ok, the
-# header naming the kind; an unknown kind is refused.
+# and doubles (dist3d --type int32 and double, btio class S), every
+# measurement status=ok, the header naming the kind; an unknown kind is
+# refused.
 #
 # Process counts: 1 2 (DARRAY_TEST_NP overrides them).
 
@@ -152,11 +153,12 @@ fi
 
 # --data: every kind of values written and read back, each element
 # checked in memory and on disk against its closed form (bench_gen.h), on
-# int32 (dist3d at NP=2: two-phase, the .npz member, MPI-IO) and doubles
-# (btio class S at NP=1: two-phase, direct, MPI-IO); the header names the
-# kind; an unknown kind is refused
+# int32 and doubles (dist3d at NP=2, --type int32 and double: two-phase,
+# the .npz member, MPI-IO) and btio's doubles (class S at NP=1: two-phase,
+# direct, MPI-IO); the header names the kind; an unknown kind is refused
 for d in index smooth random; do
   for pat in "2 darrayio-npz --pattern dist3d -n 16 -g 1x1x0" \
+    "2 darrayio-npz --pattern dist3d -n 16 -g 1x1x0 --type double" \
     "1 darrayio-direct --pattern btio --class S"; do
     log=$tmp/out np=${pat%% *} pat=${pat#* } m=${pat%% *} pat=${pat#* }
     # shellcheck disable=SC2086
