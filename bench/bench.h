@@ -8,6 +8,7 @@
  *   bench_options.c   command-line parsing
  *   bench_pattern.c   the access patterns: boxes, darrayio descriptions,
  *                     MPI-IO views, the steps of the slab sweep
+ *   bench_gen.c       the values of --data (shared with zlib-speed)
  *   bench_data.c      closed-form values, fill/check, contiguous runs,
  *                     checking a file on disk
  *   bench_methods.c   the methods: their table, MPI-IO levels, POSIX
@@ -56,6 +57,8 @@ typedef struct options {
   int fsync;      /* --fsync: each dump synced inside the timed region */
   int thread;     /* --thread: the MPI thread level asked for */
   int help;       /* -h, --help: the usage was printed */
+  int data;       /* --data: BENCH_DATA_* (bench_gen.h) */
+  int esize;      /* --type: 4 (int32, default) or 8 (double) */
   const char *dir, *methods, *hints, *plot;
 } options_t;
 
@@ -89,6 +92,8 @@ typedef struct box {
 typedef struct pattern {
   char name[16], label[128]; /* label: sizes and grid, for the table */
   int esize;                 /* 4 (int32) or 8 (double) */
+  int data;                  /* the values: BENCH_DATA_* (bench_gen.h) */
+  int64_t gen_n;             /* their row length (bench_gen.h's n) */
   int ndumps;                /* arrays appended to the file (BTIO dumps) */
   int64_t dump_elems;        /* elements of one dump, all ranks */
   int narrays;               /* arrays per dump (multi: K; otherwise 1) */

@@ -5,29 +5,37 @@
  * bench_data.c - the values the benchmark writes, and the checks.
  *
  * Every element's value is a closed form of its index in the file (dumps
- * included) and of a salt that changes with every write, so a read that
- * returns stale data, a write that put bytes at the wrong offset, and a
- * read that put them at the wrong place in memory all fail the check:
- *   int32:  2*idx + 1 + salt * 0x9E3779B9 (mod 2^32)
- *   double: idx + 1 + salt * 2^30          (exact: idx < 2^30)
- * Before a timed read the buffer is filled with the values of salt + 1000,
- * which differ from the expected ones in every element.
+ * included), of the data kind (--data: index, smooth or random; the forms
+ * are in bench_gen.h) and of a salt that changes with every write, so a
+ * read that returns stale data, a write that put bytes at the wrong
+ * offset, and a read that put them at the wrong place in memory all fail
+ * the check. Doubles are compared as bits. Before a timed read the buffer
+ * is filled with the values of salt + 1000, which differ from the
+ * expected ones in every element (bench_gen.h says how surely).
  */
 #include "bench.h"
+#include "bench_gen.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static inline uint32_t v32(int64_t idx, int salt) {
-  return (uint32_t)(2 * idx + 1) + (uint32_t)salt * 0x9E3779B9u;
+static inline uint32_t v32(const pattern_t *p, int64_t idx, int salt) {
+  return bench_gen32(p->data, idx, p->gen_n, salt);
 }
 
-static inline double v64(int64_t idx, int salt) {
-  return (double)(idx + 1) + (double)salt * 1073741824.0;
+static inline uint64_t v64(const pattern_t *p, int64_t idx, int salt) {
+  return bench_gen64(p->data, idx, p->gen_n, salt);
+}
+
+static double as_double(uint64_t bits) {
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
 }
 
 /* ---- walking the boxes, one row (innermost dimension) at a time --------- */
@@ -74,11 +82,11 @@ static void row_fill(walk_t *w, int64_t f, int64_t m, int64_t n, int64_t fs,
   if (w->p->esize == 4) {
     uint32_t *u = (uint32_t *)w->buf + m;
     for (int64_t e = 0; e < n; e++)
-      u[e * ms] = v32(f + e * fs, w->salt);
+      u[e * ms] = v32(w->p, f + e * fs, w->salt);
   } else {
-    double *u = (double *)w->buf + m;
+    uint64_t *u = (uint64_t *)w->buf + m;
     for (int64_t e = 0; e < n; e++)
-      u[e * ms] = v64(f + e * fs, w->salt);
+      u[e * ms] = v64(w->p, f + e * fs, w->salt);
   }
 }
 
@@ -96,12 +104,12 @@ static void row_check(walk_t *w, int64_t f, int64_t m, int64_t n, int64_t fs,
     int64_t idx = f + e * fs;
     if (w->p->esize == 4) {
       uint32_t got = ((const uint32_t *)w->buf)[m + e * ms];
-      if (got != v32(idx, w->salt))
-        mismatch(w, idx, got, v32(idx, w->salt));
+      if (got != v32(w->p, idx, w->salt))
+        mismatch(w, idx, got, v32(w->p, idx, w->salt));
     } else {
-      double got = ((const double *)w->buf)[m + e * ms];
-      if (got != v64(idx, w->salt))
-        mismatch(w, idx, got, v64(idx, w->salt));
+      uint64_t got = ((const uint64_t *)w->buf)[m + e * ms];
+      if (got != v64(w->p, idx, w->salt))
+        mismatch(w, idx, as_double(got), as_double(v64(w->p, idx, w->salt)));
     }
   }
 }

@@ -5,6 +5,7 @@
  * bench_options.c - darrayio-bench's command line.
  */
 #include "bench.h"
+#include "bench_gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,9 @@ static const char usage_text[] =
     "usage: darrayio-bench [options]\n"
     "  --pattern P     dist3d (default), slabs, multi, btio, rowblock,\n"
     "                  colblock, blockblock, cyclic\n"
-    "  -n N            size per dimension: N^3 ints for dist3d and slabs\n"
+    "  -n N            size per dimension: N^3 elements for dist3d and slabs\n"
     "                  (default 256) and for each array of multi (default\n"
-    "                  64), N x N ints for the 2-D patterns (default 4096)\n"
+    "                  64), N x N for the 2-D patterns (default 4096)\n"
     "  -g PxQxR        process grid (dist3d, slabs, multi: PxQxR,\n"
     "                  blockblock: PxQ); 0 entries are chosen by\n"
     "                  MPI_Dims_create\n"
@@ -33,6 +34,12 @@ static const char usage_text[] =
     "  --dumps K       btio dumps (default: 12 for S, 40 otherwise); multi:\n"
     "                  steps of K arrays appended, one open (default 1)\n"
     "  --ops LIST      write, read or write,read (default write,read)\n"
+    "  --data D        the values written: index (default: a closed form of\n"
+    "                  the element's index), smooth (a field like\n"
+    "                  simulation data: sines of the coordinates plus\n"
+    "                  small noise), random (incompressible bits)\n"
+    "  --type T        int32 (default) or double: the element type of every\n"
+    "                  pattern but btio (always double)\n"
     "  --runs K        measurements per method and operation (default 3)\n"
     "  --cold          drop the page cache before every timed phase (root)\n"
     "  --same-file     before each read phase, rewrite the method's file the\n"
@@ -126,6 +133,11 @@ static int option_value(const char *a, const char *v, options_t *o) {
     o->dumps = atoi(v);
   else if (!strcmp(a, "--ops"))
     return parse_ops(v, o);
+  else if (!strcmp(a, "--data"))
+    return (o->data = bench_data_kind(v)) < 0 ? -1 : 0;
+  else if (!strcmp(a, "--type") &&
+           (!strcmp(v, "int32") || !strcmp(v, "double")))
+    o->esize = !strcmp(v, "double") ? 8 : 4;
   else if (!strcmp(a, "--runs"))
     o->runs = atoi(v);
   else if (!strcmp(a, "--dir"))
@@ -170,7 +182,7 @@ static int check_methods(const char *list, int rank) {
 int bench_parse(int argc, char **argv, options_t *o, int rank) {
   *o = (options_t){.pattern = "dist3d", .k = 1, .cls = 'A', .do_write = 1,
                    .do_read = 1, .runs = 3, .dir = ".",
-                   .thread = MPI_THREAD_MULTIPLE};
+                   .thread = MPI_THREAD_MULTIPLE, .esize = 4};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -6,6 +6,9 @@
  * same numbers: as boxes (for filling, checking and level-0 runs), as a
  * darrayio array, and as the MPI-IO view the original programs build.
  *
+ * The element type is int32, or float64 with --type double (btio: always
+ * float64).
+ *
  *   dist3d      N^3 int32, (BLOCK, BLOCK, BLOCK) over a PxQxR grid, C order
  *               in the file; view: MPI_Type_create_darray.
  *   slabs       the dist3d file, each rank sweeping its block in slabs of
@@ -95,6 +98,11 @@ static int describe(bench_t *b, const ddesc_t *d) {
   return 0;
 }
 
+/* The element type's name in the labels (--type). */
+static const char *tname(const pattern_t *p) {
+  return p->esize == 8 ? "float64" : "int32";
+}
+
 static box_t *one_box(pattern_t *p) {
   p->nbox = 1;
   p->box = calloc(1, sizeof *p->box);
@@ -136,7 +144,7 @@ static int block_array(bench_t *b, int nd, const int64_t *g, const int *ps) {
   p->buf_elems = p->local_elems = ms;
   p->dump_elems = fs;
   MPI_Type_create_darray(b->nprocs, b->rank, nd, gs, dist, darg, ps,
-                         MPI_ORDER_C, MPI_INT, &p->ftype);
+                         MPI_ORDER_C, p->etype, &p->ftype);
   return describe(b, &dd);
 }
 
@@ -156,8 +164,8 @@ static int build_dist3d(bench_t *b, int *ps) {
   int64_t n = b->o.n, g[3] = {n, n, n};
   if (make_grid(b, 3, ps))
     return -1;
-  snprintf(b->p.label, sizeof b->p.label, "N=%lld int32, grid %dx%dx%d",
-           (long long)n, ps[0], ps[1], ps[2]);
+  snprintf(b->p.label, sizeof b->p.label, "N=%lld %s, grid %dx%dx%d",
+           (long long)n, tname(&b->p), ps[0], ps[1], ps[2]);
   return block_array(b, 3, g, ps);
 }
 
@@ -224,9 +232,9 @@ static int build_slabs(bench_t *b, int *ps) {
   /* the buffer holds one slab */
   p->buf_elems = (p->slab < p->block.count[0] ? p->slab : p->block.count[0]) *
                  p->block.count[1] * p->block.count[2];
-  snprintf(p->label, sizeof p->label, "N=%lld int32, grid %dx%dx%d, slabs "
-           "of %lld planes, %d per step, %d steps", (long long)n, ps[0],
-           ps[1], ps[2], (long long)p->subslab, group, p->nsteps);
+  snprintf(p->label, sizeof p->label, "N=%lld %s, grid %dx%dx%d, slabs "
+           "of %lld planes, %d per step, %d steps", (long long)n, tname(p),
+           ps[0], ps[1], ps[2], (long long)p->subslab, group, p->nsteps);
   return 0;
 }
 
@@ -294,8 +302,8 @@ static int build_block2d(bench_t *b, int *ps) {
     ps[1] = b->nprocs;
   else if (make_grid(b, 2, ps))
     return -1;
-  snprintf(b->p.label, sizeof b->p.label, "N=%lld x %lld int32, grid %dx%d",
-           (long long)n, (long long)n, ps[0], ps[1]);
+  snprintf(b->p.label, sizeof b->p.label, "N=%lld x %lld %s, grid %dx%d",
+           (long long)n, (long long)n, tname(&b->p), ps[0], ps[1]);
   return block_array(b, 2, g, ps);
 }
 
@@ -314,13 +322,13 @@ static int build_cyclic(bench_t *b) {
   p->nd = 3;
   p->buf_elems = p->local_elems = n * nb * k;
   p->dump_elems = n * n;
-  snprintf(p->label, sizeof p->label, "N=%lld x %lld int32, CYCLIC(%lld) "
-           "columns", (long long)n, (long long)n, (long long)k);
+  snprintf(p->label, sizeof p->label, "N=%lld x %lld %s, CYCLIC(%lld) "
+           "columns", (long long)n, (long long)n, tname(p), (long long)k);
   int ps[2] = {1, b->nprocs}, gs[2] = {(int)n, (int)n};
   int dist[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_CYCLIC};
   int darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, (int)k};
   MPI_Type_create_darray(b->nprocs, b->rank, 2, gs, dist, darg, ps,
-                         MPI_ORDER_C, MPI_INT, &p->ftype);
+                         MPI_ORDER_C, p->etype, &p->ftype);
   ddesc_t dd = {2, {n, n}, {DARRAY_DEFAULT_ARG, k},
                 {DARRAY_DIST_NONE, DARRAY_DIST_CYCLIC}, ps, DARRAY_ORDER_C,
                 NULL, NULL};
@@ -395,6 +403,7 @@ static int build_btio(bench_t *b) {
   if (q * q != b->nprocs || q > 16 || n / q < 3)
     return fail(b, "btio needs P = q*q (q <= 16) and cells of >= 3 points");
   p->esize = 8;
+  p->gen_n = 5 * n; /* --data smooth: rows of u(1:5, 1:N, j, k) */
   p->nd = 4;
   p->ndumps = b->o.dumps ? b->o.dumps : b->o.cls == 'S' ? 12 : 40;
   p->dump_elems = 5 * n * n * n;
@@ -414,9 +423,11 @@ static int build_btio(bench_t *b) {
 int bench_pattern_build(bench_t *b) {
   pattern_t *p = &b->p;
   int ps[3], rc;
-  *p = (pattern_t){.esize = 4, .ndumps = 1, .narrays = 1, .etype = MPI_INT,
+  *p = (pattern_t){.esize = b->o.esize, .ndumps = 1, .narrays = 1,
+                   .etype = b->o.esize == 8 ? MPI_DOUBLE : MPI_INT,
                    .ftype = MPI_DATATYPE_NULL, .mtype = MPI_DATATYPE_NULL,
-                   .nsteps = 1, .nstr = 1};
+                   .nsteps = 1, .nstr = 1, .data = b->o.data,
+                   .gen_n = b->o.n};
   snprintf(p->name, sizeof p->name, "%s", b->o.pattern);
   p->str_lo = calloc((size_t)b->nprocs + 1, sizeof *p->str_lo);
   p->str_hi = calloc((size_t)b->nprocs + 1, sizeof *p->str_hi);

@@ -34,6 +34,7 @@
  * the physical reference (rank 0 alone, contiguous, large calls).
  */
 #include "bench.h"
+#include "bench_gen.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -409,6 +410,8 @@ static void header(const bench_t *b) {
            b->o.compute, (long long)b->sweeps, (long long)b->work_n);
   if (b->o.fsync)
     printf(" fsync=yes");
+  if (b->o.data != BENCH_DATA_INDEX)
+    printf(" data=%s", bench_data_name(b->o.data));
   printf("\n");
   fflush(stdout);
 }

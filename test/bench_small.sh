@@ -24,6 +24,10 @@
 # and layout-aware domains) the bytes are checked through the layout's
 # closed form, and afterwards nothing but the log is left in --dir (the
 # benchmark deletes its files, subfiles included, with darray_file_delete).
+# Each --data kind (index, smooth, random) is written and read on int32
+# and doubles (dist3d --type int32 and double, btio class S), every
+# measurement status=ok, the header naming the kind; an unknown kind is
+# refused.
 #
 # Process counts: 1 2 (DARRAY_TEST_NP overrides them).
 
@@ -146,6 +150,42 @@ if [ -n "$left" ]; then
 else
   echo "== darrayio-bench left nothing in --dir"
 fi
+
+# --data: every kind of values written and read back, each element
+# checked in memory and on disk against its closed form (bench_gen.h), on
+# int32 and doubles (dist3d at NP=2, --type int32 and double: two-phase,
+# the .npz member, MPI-IO) and btio's doubles (class S at NP=1: two-phase,
+# direct, MPI-IO); the header names the kind; an unknown kind is refused
+for d in index smooth random; do
+  for pat in "2 darrayio-npz --pattern dist3d -n 16 -g 1x1x0" \
+    "2 darrayio-npz --pattern dist3d -n 16 -g 1x1x0 --type double" \
+    "1 darrayio-direct --pattern btio --class S"; do
+    log=$tmp/out np=${pat%% *} pat=${pat#* } m=${pat%% *} pat=${pat#* }
+    # shellcheck disable=SC2086
+    DARRAY_TEST_NP=$np /bin/sh "$wrapper" "$bench" $pat --data $d --runs 1 \
+      --dir "$tmp" --methods "darrayio-twophase,$m,mpiio-l3" >"$log" 2>&1
+    rc=$?
+    n_ok=$(grep -c '^RESULT .*status=ok' "$log")
+    n_hdr=$(grep -c "^darrayio-bench: pattern=.* data=$d\$" "$log")
+    want_hdr=1
+    [ $d = index ] && want_hdr=0 # the header of today's data is unchanged
+    if [ $rc -eq 0 ] && [ "$n_ok" -eq 6 ] && [ "$n_hdr" -eq $want_hdr ]; then
+      echo "== darrayio-bench $pat --data $d at NP=$np: 6 measurements ok"
+    else
+      echo "== darrayio-bench $pat --data $d at NP=$np: FAILED (status $rc," \
+        "$n_ok of 6 ok, header data= $n_hdr)"
+      cat "$log"
+      status=1
+    fi
+  done
+done
+out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" --data smoth 2>&1)
+case $?:$out in
+  0:*) echo "== darrayio-bench --data smoth: accepted"; status=1 ;;
+  *"bad option or value: --data"*)
+    echo "== darrayio-bench --data smoth: refused" ;;
+  *) echo "== darrayio-bench --data smoth: $out"; status=1 ;;
+esac
 
 out=$(DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$bench" --methods \
   'darrayio-auto[]' 2>&1)
