@@ -159,7 +159,8 @@ done
 # --- the documentation -----------------------------------------------------
 for doc in README.md LICENSE NEWS AUTHORS doc/porting.md doc/fortran.md \
   doc/sieving.md doc/planner.md doc/scaling.md doc/advisor.md doc/formats.md \
-  doc/reliability.md doc/subfiles.md bench/README.md bench/RESULTS.md; do
+  doc/reliability.md doc/subfiles.md doc/backends.md doc/rooms.md \
+  doc/compression.md bench/README.md bench/RESULTS.md; do
   : >"$log"
   if [ -s "$docdir/$doc" ]; then ok "$docdir/$doc is installed"
   else bad "$docdir/$doc is not installed"; fi
