@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_file.c - files: open, close, sync, delete. The file core names
+ * darray_file.c - files: open, close, sync, delete, beneath the public
+ * calls (api/api_file.c, api_stats.c). The file core names
  * no room above it: close, sync and the drain before a collective run the
  * hooks those rooms attached (file.h: file_hooks_t; doc/rooms.md).
  */
@@ -206,11 +207,6 @@ static int async_wanted(const darray_file_s_t *f) {
   if (want == DARRAY_ASYNC_AUTO || want < can)
     return can; /* a hint beyond the level is lowered to it */
   return want;
-}
-
-int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
-                     darray_file_t *out) {
-  return darray__file_open(comm, path, mode, info, false, out);
 }
 
 /* The back end's handle of f (collective for mpiio): what the hints ask
@@ -420,8 +416,6 @@ static int close_finalized(darray_file_t *pf, char *msg) {
   return rc;
 }
 
-int darray_file_close(darray_file_t *pf) { return darray__file_close(pf); }
-
 int darray__file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
@@ -442,7 +436,7 @@ int darray__file_close(darray_file_t *pf) {
   return rc;
 }
 
-int darray_file_sync(darray_file_t f) {
+int darray__file_sync(darray_file_t f) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
@@ -470,7 +464,7 @@ int darray_file_sync(darray_file_t f) {
   return rc;
 }
 
-int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
+int darray__file_get_stats(darray_file_t f, darray_stats_t *stats) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS && stats == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "stats is NULL");
@@ -479,7 +473,7 @@ int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
   return rc;
 }
 
-int darray_file_reset_stats(darray_file_t f) {
+int darray__file_reset_stats(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     memset(&f->stats, 0, sizeof f->stats);
@@ -502,7 +496,7 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
   return rc;
 }
 
-int darray_file_delete(const char *path, MPI_Info info) {
+int darray__file_delete(const char *path, MPI_Info info) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   (void)info; /* MPI_File_delete's form; the file itself says what it is */

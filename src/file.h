@@ -138,6 +138,17 @@ DARRAY_HIDDEN void darray__file_unregister(struct darray_file_s *f);
  * marked DARRAY_MAGIC_FINAL with the result in final_rc and errmsg
  * (darray_file.c). */
 DARRAY_HIDDEN void darray__file_finalize(struct darray_file_s *f);
+/* Beneath the public file and stats calls of src/api (api_file.c,
+ * api_stats.c), which only forward: darray_file_sync, darray_file_delete
+ * (darray_file.c), darray_file_get_stats, darray_file_reset_stats
+ * (darray_file.c) and darray_file_stats_summary (stats.c). */
+DARRAY_HIDDEN int darray__file_sync(struct darray_file_s *f);
+DARRAY_HIDDEN int darray__file_delete(const char *path, MPI_Info info);
+DARRAY_HIDDEN int darray__file_get_stats(struct darray_file_s *f,
+                                         darray_stats_t *stats);
+DARRAY_HIDDEN int darray__file_reset_stats(struct darray_file_s *f);
+DARRAY_HIDDEN int darray__file_stats_summary(struct darray_file_s *f,
+                                             darray_stats_summary_t *s);
 /* What a call counted (c) added into a file's counters (into; stats.c). */
 DARRAY_HIDDEN void darray__stats_fold(darray_stats_t *into,
                                       const darray_stats_t *c);

@@ -118,8 +118,8 @@ static void fmt_free(fmt_file_t *z) {
   free(z);
 }
 
-int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
-                        MPI_Info info, darray_file_t *out) {
+int darray__dataset_open(MPI_Comm comm, const char *path, int mode,
+                         MPI_Info info, darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   if (out == NULL)
@@ -306,7 +306,7 @@ static int add_member(darray_file_t f, const char *name, darray_t a,
   return rc;
 }
 
-int darray_define(darray_file_t f, const char *name, darray_t a) {
+int darray__dataset_define(darray_file_t f, const char *name, darray_t a) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
@@ -335,7 +335,7 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
   return add_member(f, name, a, msg); /* fails alike everywhere */
 }
 
-int darray_num_members(darray_file_t f, int *n) {
+int darray__dataset_num_members(darray_file_t f, int *n) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS && n == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "n is NULL");
@@ -346,9 +346,10 @@ int darray_num_members(darray_file_t f, int *n) {
   return rc;
 }
 
-int darray_inquire(darray_file_t f, int index, darray_member_info_t *info) {
+int darray__dataset_inquire(darray_file_t f, int index,
+                            darray_member_info_t *info) {
   int n = 0;
-  int rc = darray_num_members(f, &n);
+  int rc = darray__dataset_num_members(f, &n);
   if (rc == DARRAY_SUCCESS && info == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "info is NULL");
   if (rc == DARRAY_SUCCESS && (index < 0 || index >= n))

@@ -52,6 +52,19 @@ typedef struct fmt_file {
   char path[DARRAY_PATH_SHOWN + 8]; /* as messages show it */
 } fmt_file_t;
 
+/* Beneath the public dataset calls of src/api (api_dataset.c), which only
+ * forward: darray_dataset_open, darray_define, darray_num_members,
+ * darray_inquire (format.c) and darray_verify (format_close.c). */
+DARRAY_HIDDEN int darray__dataset_open(MPI_Comm comm, const char *path,
+                                       int mode, MPI_Info info,
+                                       struct darray_file_s **out);
+DARRAY_HIDDEN int darray__dataset_define(struct darray_file_s *f,
+                                         const char *name, struct darray_s *a);
+DARRAY_HIDDEN int darray__dataset_num_members(struct darray_file_s *f, int *n);
+DARRAY_HIDDEN int darray__dataset_inquire(struct darray_file_s *f, int index,
+                                          darray_member_info_t *info);
+DARRAY_HIDDEN int darray__dataset_verify(struct darray_file_s *f);
+
 /* Random access to the bytes of a file being parsed: the file through
  * its back end, or memory (unit tests, fuzzing). read returns
  * DARRAY_SUCCESS after exactly len bytes. */

@@ -149,7 +149,7 @@ static int read_back(darray_file_t f, const bool *want, uint32_t *parts,
   return rc == DARRAY_SUCCESS ? combine(f->comm, parts, z->n, msg) : rc;
 }
 
-int darray_verify(darray_file_t f) {
+int darray__dataset_verify(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
