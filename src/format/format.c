@@ -380,7 +380,7 @@ int darray__format_place(darray_file_t f, const struct darray_s *a,
 }
 
 void darray__format_begin(darray_file_t f, int m, xfer_t *x, bool whole,
-                          bool blocking, fmt_share_t *sh) {
+                          bool blocking, crc_share_t *sh) {
   memset(sh, 0, sizeof *sh);
   const fmt_ops_t *o = darray__format_line(f->fmt);
   if (m >= 0 && o->begin != NULL)
@@ -389,10 +389,10 @@ void darray__format_begin(darray_file_t f, int m, xfer_t *x, bool whole,
 
 int darray__format_after(darray_file_t f, int m, const struct darray_s *view,
                          const char *buf, bool write, bool whole,
-                         fmt_share_t *sh, int rc, const char *what,
+                         crc_share_t *sh, int rc, const char *what,
                          char *msg) {
-  if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
-    darray__format_share_join(sh);
+  if (sh->how == CRC_SHARE_THREAD) /* whatever became of the write */
+    darray__crc_share_join(sh);
   const fmt_ops_t *o = darray__format_line(f->fmt);
   if (m < 0 || o->after == NULL)
     return rc;
