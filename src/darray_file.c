@@ -330,53 +330,11 @@ static int close_without_mpi(darray_file_t *pf, char *msg) {
 /* Everything darray_file_close does but release the handle's memory
  * (collective): pending requests completed, a dataset's headers written,
  * the back end closed, the file's communicators freed; f is dead. */
-/* The rooms' finish hooks (sync: close false; close: true), in order:
- * the first failure, its message in amsg. */
-static int finish_hooks(darray_file_t f, bool close, char *amsg) {
-  int arc = DARRAY_SUCCESS;
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].finish != NULL) {
-      char m[DARRAY_ERRMSG_LEN] = "";
-      int rc = f->hooks[k].finish(f, close, m);
-      if (rc != DARRAY_SUCCESS && arc == DARRAY_SUCCESS) {
-        arc = rc;
-        memcpy(amsg, m, DARRAY_ERRMSG_LEN);
-      }
-    }
-  return arc;
-}
-
-/* The rooms' close hooks (a dataset's headers: agreed), in order. */
-static int close_hooks(darray_file_t f, char *msg) {
-  int frc = DARRAY_SUCCESS;
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].close != NULL) {
-      int rc = f->hooks[k].close(f, msg);
-      if (frc == DARRAY_SUCCESS)
-        frc = rc;
-    }
-  return frc;
-}
-
-void darray__file_drain(darray_file_t f) {
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].drain != NULL)
-      f->hooks[k].drain(f);
-}
-
-void darray__file_on_close(darray_file_t f, void (*close)(darray_file_t)) {
-  for (int k = 0; k < f->ncloses; k++)
-    if (f->closes[k] == close)
-      return;
-  if (f->ncloses < DARRAY_FILE_CLOSES)
-    f->closes[f->ncloses++] = close;
-}
-
 static int close_collective(darray_file_t f, char *msg) {
   /* pending requests complete first (agreed), their failures reported */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = finish_hooks(f, true, amsg);
-  int frc = close_hooks(f, msg); /* headers: agreed */
+  int arc = darray__file_finish_hooks(f, true, amsg);
+  int frc = darray__file_close_hooks(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   int rc = f->io.ops->close(&f->io);
   if (rc != DARRAY_SUCCESS)
@@ -388,8 +346,7 @@ static int close_collective(darray_file_t f, char *msg) {
     rc = arc;
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
-  for (int k = 0; k < f->ncloses; k++) /* what strategies kept on it */
-    f->closes[k](f);
+  darray__file_run_closes(f); /* what strategies kept on it */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   return rc;
@@ -443,7 +400,7 @@ int darray__file_sync(darray_file_t f) {
   /* pending requests first: their failures are reported here and again
    * by their waits */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = finish_hooks(f, false, amsg);
+  int arc = darray__file_finish_hooks(f, false, amsg);
   darray__file_clear_cause(f);
   rc = f->io.ops->sync(&f->io);
   if (rc != DARRAY_SUCCESS)
