@@ -3,7 +3,7 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * crc-speed - how fast darrayio computes the CRC-32 of a dataset member
- * (src/format/crc_clmul.c, crc.c), against zlib's crc32, on one core.
+ * (src/crc/crc_clmul.c, crc.c), against zlib's crc32, on one core.
  *
  *   bench/crc-speed [MiB] [reps]      (default 64 MiB, 5 repetitions)
  *
@@ -20,7 +20,7 @@
  * Every result is compared with zlib's; a mismatch exits with status 1.
  * It links the library's internal part: it measures internal functions.
  */
-#include "format/format.h"
+#include "crc/crc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,8 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * darray_file.c - files: open, close, sync, delete. The file core names
+ * darray_file.c - files: open, close, sync, delete, beneath the public
+ * calls (api/api_file.c, api_stats.c). The file core names
  * no room above it: close, sync and the drain before a collective run the
  * hooks those rooms attached (file.h: file_hooks_t; doc/rooms.md).
  */
@@ -208,11 +209,6 @@ static int async_wanted(const darray_file_s_t *f) {
   return want;
 }
 
-int darray_file_open(MPI_Comm comm, const char *path, int mode, MPI_Info info,
-                     darray_file_t *out) {
-  return darray__file_open(comm, path, mode, info, false, out);
-}
-
 /* The back end's handle of f (collective for mpiio): what the hints ask
  * of it set first, then opened, its locks and its mapping probed. */
 static int open_backend(darray_file_t f, const char *path, int mode,
@@ -334,53 +330,11 @@ static int close_without_mpi(darray_file_t *pf, char *msg) {
 /* Everything darray_file_close does but release the handle's memory
  * (collective): pending requests completed, a dataset's headers written,
  * the back end closed, the file's communicators freed; f is dead. */
-/* The rooms' finish hooks (sync: close false; close: true), in order:
- * the first failure, its message in amsg. */
-static int finish_hooks(darray_file_t f, bool close, char *amsg) {
-  int arc = DARRAY_SUCCESS;
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].finish != NULL) {
-      char m[DARRAY_ERRMSG_LEN] = "";
-      int rc = f->hooks[k].finish(f, close, m);
-      if (rc != DARRAY_SUCCESS && arc == DARRAY_SUCCESS) {
-        arc = rc;
-        memcpy(amsg, m, DARRAY_ERRMSG_LEN);
-      }
-    }
-  return arc;
-}
-
-/* The rooms' close hooks (a dataset's headers: agreed), in order. */
-static int close_hooks(darray_file_t f, char *msg) {
-  int frc = DARRAY_SUCCESS;
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].close != NULL) {
-      int rc = f->hooks[k].close(f, msg);
-      if (frc == DARRAY_SUCCESS)
-        frc = rc;
-    }
-  return frc;
-}
-
-void darray__file_drain(darray_file_t f) {
-  for (int k = 0; k < DARRAY_HOOKS_N; k++)
-    if (f->hooks[k].drain != NULL)
-      f->hooks[k].drain(f);
-}
-
-void darray__file_on_close(darray_file_t f, void (*close)(darray_file_t)) {
-  for (int k = 0; k < f->ncloses; k++)
-    if (f->closes[k] == close)
-      return;
-  if (f->ncloses < DARRAY_FILE_CLOSES)
-    f->closes[f->ncloses++] = close;
-}
-
 static int close_collective(darray_file_t f, char *msg) {
   /* pending requests complete first (agreed), their failures reported */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = finish_hooks(f, true, amsg);
-  int frc = close_hooks(f, msg); /* headers: agreed */
+  int arc = darray__file_finish_hooks(f, true, amsg);
+  int frc = darray__file_close_hooks(f, msg); /* headers: agreed */
   darray__file_clear_cause(f);
   int rc = f->io.ops->close(&f->io);
   if (rc != DARRAY_SUCCESS)
@@ -392,8 +346,7 @@ static int close_collective(darray_file_t f, char *msg) {
     rc = arc;
     snprintf(msg, DARRAY_ERRMSG_LEN, "darray_file_close: %s", amsg);
   }
-  for (int k = 0; k < f->ncloses; k++) /* what strategies kept on it */
-    f->closes[k](f);
+  darray__file_run_closes(f); /* what strategies kept on it */
   f->magic = DARRAY_MAGIC_DEAD;
   MPI_Comm_free(&f->comm);
   return rc;
@@ -420,8 +373,6 @@ static int close_finalized(darray_file_t *pf, char *msg) {
   return rc;
 }
 
-int darray_file_close(darray_file_t *pf) { return darray__file_close(pf); }
-
 int darray__file_close(darray_file_t *pf) {
   if (pf == NULL || *pf == NULL)
     return DARRAY_SUCCESS;
@@ -442,14 +393,14 @@ int darray__file_close(darray_file_t *pf) {
   return rc;
 }
 
-int darray_file_sync(darray_file_t f) {
+int darray__file_sync(darray_file_t f) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
   /* pending requests first: their failures are reported here and again
    * by their waits */
   char amsg[DARRAY_ERRMSG_LEN] = "";
-  int arc = finish_hooks(f, false, amsg);
+  int arc = darray__file_finish_hooks(f, false, amsg);
   darray__file_clear_cause(f);
   rc = f->io.ops->sync(&f->io);
   if (rc != DARRAY_SUCCESS)
@@ -470,7 +421,7 @@ int darray_file_sync(darray_file_t f) {
   return rc;
 }
 
-int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
+int darray__file_get_stats(darray_file_t f, darray_stats_t *stats) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS && stats == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "stats is NULL");
@@ -479,7 +430,7 @@ int darray_file_get_stats(darray_file_t f, darray_stats_t *stats) {
   return rc;
 }
 
-int darray_file_reset_stats(darray_file_t f) {
+int darray__file_reset_stats(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     memset(&f->stats, 0, sizeof f->stats);
@@ -502,7 +453,7 @@ int darray_file_get_hint(darray_file_t f, const char *key, char *value,
   return rc;
 }
 
-int darray_file_delete(const char *path, MPI_Info info) {
+int darray__file_delete(const char *path, MPI_Info info) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   (void)info; /* MPI_File_delete's form; the file itself says what it is */

@@ -37,7 +37,8 @@ enum {
   DARRAY_HOOKS_N
 };
 
-/* The most strategy close slots one file runs (strategy_t.close). */
+/* The most strategy close slots one file runs (strategy_t.close): at
+ * least one per strategy (file_hooks.c asserts it). */
 #define DARRAY_FILE_CLOSES 8
 
 typedef struct darray_file_s {
@@ -110,13 +111,39 @@ DARRAY_HIDDEN int darray__file_check(struct darray_file_s *f);
 /* darray_file_close beneath the public entry (the rooms above the core
  * close a file they opened with darray__file_open through it). */
 DARRAY_HIDDEN int darray__file_close(struct darray_file_s **pf);
+/* ---- file_hooks.c: the hooks of the rooms above the core */
 /* The rooms' drain hooks, in order: their work in flight done before the
  * caller's collective (nothing when none is attached). */
 DARRAY_HIDDEN void darray__file_drain(struct darray_file_s *f);
+/* The rooms' finish hooks (darray_file_sync: close false; the collective
+ * close: true), in order: the first failure, its message in amsg. */
+DARRAY_HIDDEN int darray__file_finish_hooks(struct darray_file_s *f,
+                                            bool close, char *amsg);
+/* The rooms' close hooks (a dataset's headers: agreed), in order: the
+ * first failure, its message in msg. */
+DARRAY_HIDDEN int darray__file_close_hooks(struct darray_file_s *f,
+                                           char *msg);
 /* Run close at f's collective close (after the back end's), once however
- * often it is asked; local. */
+ * often it is asked; local. Only strategies' close slots come here
+ * (darray__xfer_begin_local), one per strategy, and file_hooks.c asserts
+ * at compile time that DARRAY_FILE_CLOSES holds one per strategy of
+ * DARRAY_STRATEGY_LIST, so the list is never full.
+ *
+ * Unsynchronised (f->closes, f->ncloses have no lock) because only one
+ * thread at a time runs the begins of a file's calls, where it is called:
+ * a blocking call waits until the file's requests are idle before its
+ * begin (darray__async_idle, api/darray_xfer.c); a request begins in the
+ * program's thread (async modes files and none: async.c, start) or, in
+ * mode thread, in the file's one I/O thread, or in the program's thread
+ * when it runs queued requests itself (darray__async_run_here), which
+ * first waits until the I/O thread has nothing it may start; the I/O
+ * thread of mode files runs only transfers, never a begin. The close reads
+ * the list after every request is complete and the thread let go. */
 DARRAY_HIDDEN void darray__file_on_close(struct darray_file_s *f,
                                          void (*close)(struct darray_file_s *));
+/* The close slots registered by darray__file_on_close, in order (the
+ * collective close, after the back end's). */
+DARRAY_HIDDEN void darray__file_run_closes(struct darray_file_s *f);
 /* The same, and that MPI is running (calls that use MPI). */
 DARRAY_HIDDEN int darray__file_check_mpi(struct darray_file_s *f);
 /* The cause of the back end's last failure, for a message: the MPI call
@@ -138,6 +165,17 @@ DARRAY_HIDDEN void darray__file_unregister(struct darray_file_s *f);
  * marked DARRAY_MAGIC_FINAL with the result in final_rc and errmsg
  * (darray_file.c). */
 DARRAY_HIDDEN void darray__file_finalize(struct darray_file_s *f);
+/* Beneath the public file and stats calls of src/api (api_file.c,
+ * api_stats.c), which only forward: darray_file_sync, darray_file_delete
+ * (darray_file.c), darray_file_get_stats, darray_file_reset_stats
+ * (darray_file.c) and darray_file_stats_summary (stats.c). */
+DARRAY_HIDDEN int darray__file_sync(struct darray_file_s *f);
+DARRAY_HIDDEN int darray__file_delete(const char *path, MPI_Info info);
+DARRAY_HIDDEN int darray__file_get_stats(struct darray_file_s *f,
+                                         darray_stats_t *stats);
+DARRAY_HIDDEN int darray__file_reset_stats(struct darray_file_s *f);
+DARRAY_HIDDEN int darray__file_stats_summary(struct darray_file_s *f,
+                                             darray_stats_summary_t *s);
 /* What a call counted (c) added into a file's counters (into; stats.c). */
 DARRAY_HIDDEN void darray__stats_fold(darray_stats_t *into,
                                       const darray_stats_t *c);

@@ -151,6 +151,9 @@ DARRAY_HIDDEN const char *darray__strategy_name(int i);
  * strategy (doc/rooms.md). A strategy's name slot is its NAME here. */
 #define DARRAY_STRATEGY_LIST(X)                                                \
   X(direct) X(static) X(rows) X(twophase) X(sieve) X(groups) X(mapped)
+/* How many strategies the list names. */
+#define DARRAY_STRATEGY_ONE(name) +1
+enum { DARRAY_STRATEGY_COUNT = 0 DARRAY_STRATEGY_LIST(DARRAY_STRATEGY_ONE) };
 /* Name i of the back-end table (src/io/io.c), NULL past its end: the
  * values of darray_backend. */
 DARRAY_HIDDEN const char *darray__io_backend_name(int i);

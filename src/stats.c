@@ -100,7 +100,7 @@ static int reduce(darray_file_t f, int rc, int64_t *sums, int64_t *maxs) {
   return rc;
 }
 
-int darray_file_stats_summary(darray_file_t f, darray_stats_summary_t *s) {
+int darray__file_stats_summary(darray_file_t f, darray_stats_summary_t *s) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc; /* no usable handle or no MPI: cannot agree (documented) */

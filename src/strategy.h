@@ -57,10 +57,10 @@ typedef struct xfer {
   /* a whole-array write of a dataset member whose CRC-32 is kept, or a
    * read whose CRC is checked (src/format), under a strategy whose entry
    * says crc_share: its run feeds this process's share of the CRC from the
-   * bytes it writes, or has read (darray__xfer_crc, format/format_share.h);
-   * NULL otherwise. Format's own (format.h): a strategy passes x to
-   * format_share.h's calls and never looks inside */
-  struct fmt_share *crc;
+   * bytes it writes, or has read (darray__xfer_crc, crc/crc_share.h);
+   * NULL otherwise. The CRC room's (crc/crc.h): a strategy passes x to
+   * crc_share.h's calls and never looks inside */
+  struct crc_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
    * strategy moves no bytes between processes: its arguments are agreed
    * on with its result, in one round (call/xfer_call.c, fold) */

@@ -99,7 +99,7 @@ typedef struct xcall {
   region_t g;
   int rc0;        /* the local checks' result, agreed on by begin */
   bool blocking;  /* not a request (set by the blocking entry points) */
-  fmt_share_t share; /* a whole-array write of a member with a CRC: how
+  crc_share_t share; /* a whole-array write of a member with a CRC: how
                         this process's share is computed (src/format) */
   /* DARRAYIO_VERBOSE: the call's number on its file, when it was made,
    * and the bytes it moves (every process's) */

@@ -302,7 +302,7 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   return DARRAY_SUCCESS;
 }
 
-int darray_file_isync(darray_file_t f, darray_request_t *req) {
+int darray__async_isync(darray_file_t f, darray_request_t *req) {
   if (req != NULL)
     *req = DARRAY_REQUEST_NULL;
   int rc = darray__file_check_mpi(f);

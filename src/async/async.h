@@ -2,11 +2,11 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async.h - nonblocking requests: their entry points (async_api.c), post
- * (async.c), the I/O thread (async_thread.c), completion
- * (async_complete.c), the nonblocking agreement that completes a request
- * below MPI_THREAD_MULTIPLE (async_agree.c); their insides are in
- * async_impl.h.
+ * async.h - nonblocking requests: post (async.c), the I/O thread
+ * (async_thread.c), completion (async_complete.c), the nonblocking
+ * agreement that completes a request below MPI_THREAD_MULTIPLE
+ * (async_agree.c); their insides are in async_impl.h. The public entry
+ * points that forward to them are in api/api_async.c.
  *
  * A request is a call (xcall_t, xfer.h) kept alive from its post to its
  * completion. Where its phases run depends on the file's mode
@@ -50,6 +50,17 @@ DARRAY_HIDDEN int darray__async_post(struct darray_file_s *f,
                                      bool write, const region_t *g,
                                      bool buffered, darray_request_t *req,
                                      const darray_xfer_args_t *args);
+/* Beneath the public nonblocking calls of src/api (api_async.c), which
+ * only forward: darray_file_isync (async.c), darray_wait, darray_test and
+ * darray_wait_all (async_complete.c). */
+DARRAY_HIDDEN int darray__async_isync(struct darray_file_s *f,
+                                      darray_request_t *req);
+DARRAY_HIDDEN int darray__async_wait(struct darray_file_s *f,
+                                     darray_request_t *req);
+DARRAY_HIDDEN int darray__async_test(struct darray_file_s *f,
+                                     darray_request_t *req, int *flag);
+DARRAY_HIDDEN int darray__async_wait_all(struct darray_file_s *f, int n,
+                                         darray_request_t reqs[], int codes[]);
 /* Wait until the file's I/O thread has no work left (nothing to do
  * without requests). Local. */
 DARRAY_HIDDEN void darray__async_idle(struct darray_file_s *f);

@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async_complete.c - nonblocking requests: completion (darray_wait,
- * darray_test, darray_wait_all), waiting for the I/O thread, and the end
+ * async_complete.c - nonblocking requests: completion (beneath
+ * darray_wait, darray_test, darray_wait_all: api/api_async.c), waiting for the I/O thread, and the end
  * of a file's requests at close (async.c posts them and runs the thread;
  * async.h says where each phase of a request runs).
  */
@@ -184,7 +184,7 @@ static int lookup(darray_file_t f, const darray_request_t *req,
                      "test)", (long long)*req);
 }
 
-int darray_wait(darray_file_t f, darray_request_t *req) {
+int darray__async_wait(darray_file_t f, darray_request_t *req) {
   async_req_t *r;
   int rc = lookup(f, req, &r);
   if (rc != DARRAY_SUCCESS || r == NULL)
@@ -194,7 +194,7 @@ int darray_wait(darray_file_t f, darray_request_t *req) {
   return collect(f->async, r);
 }
 
-int darray_test(darray_file_t f, darray_request_t *req, int *flag) {
+int darray__async_test(darray_file_t f, darray_request_t *req, int *flag) {
   async_req_t *r;
   if (flag != NULL)
     *flag = 0;
@@ -216,8 +216,8 @@ int darray_test(darray_file_t f, darray_request_t *req, int *flag) {
   return collect(f->async, r);
 }
 
-int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
-                    int codes[]) {
+int darray__async_wait_all(darray_file_t f, int n, darray_request_t reqs[],
+                           int codes[]) {
   int rc = darray__file_check_mpi(f);
   if (rc != DARRAY_SUCCESS)
     return rc;
@@ -228,7 +228,7 @@ int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
   char first[DARRAY_ERRMSG_LEN] = "";
   int res = DARRAY_SUCCESS;
   for (int i = 0; i < n; i++) {
-    int c = darray_wait(f, &reqs[i]);
+    int c = darray__async_wait(f, &reqs[i]);
     if (codes != NULL)
       codes[i] = c;
     if (c != DARRAY_SUCCESS && res == DARRAY_SUCCESS) {

@@ -4,7 +4,7 @@
  *
  * pool.c - the library's threads: they serve files' requests
  * (src/async/async_thread.c) and compute a write's CRC share beside it
- * (src/format/format_crc.c).
+ * (src/crc/crc_share.c).
  *
  * Each file with requests has a thread of its own, so that requests of
  * different files never wait for one another (collectives of two files may

@@ -19,8 +19,11 @@
  * against its formula). Nothing outside its folder names it. Keep direct
  * runs first: they are the fallback.
  *
- * The list itself is DARRAY_STRATEGY_LIST (strategy.h), whose names the
- * core reads for darray_strategy (hints.c) without naming a strategy.
+ * The list itself is DARRAY_STRATEGY_LIST (hints.h), whose names the
+ * core reads for darray_strategy (hints.c) without naming a strategy. A
+ * line's .name must be its word in the list: test/plan/test_plan_unit.c
+ * (table_names) fails where one differs (no compiler sees both: the
+ * lines are in the strategies' files).
  */
 #include "strategy.h"
 

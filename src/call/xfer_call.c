@@ -3,7 +3,7 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * xfer_call.c - the phases of a call (xfer.h) that the blocking entry
- * points (api/darray_xfer.c) and the nonblocking ones (async/async_api.c)
+ * points (api/darray_xfer.c) and the nonblocking ones (api/api_async.c)
  * run: validate, agree, plan, dispatch. The helpers of the begin phase
  * are in xfer_begin.c (the core's) and xfer_plan.c (the planner's).
  *

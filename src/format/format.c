@@ -118,8 +118,8 @@ static void fmt_free(fmt_file_t *z) {
   free(z);
 }
 
-int darray_dataset_open(MPI_Comm comm, const char *path, int mode,
-                        MPI_Info info, darray_file_t *out) {
+int darray__dataset_open(MPI_Comm comm, const char *path, int mode,
+                         MPI_Info info, darray_file_t *out) {
   char *msg = darray__errbuf_nohandle();
   msg[0] = '\0';
   if (out == NULL)
@@ -306,7 +306,7 @@ static int add_member(darray_file_t f, const char *name, darray_t a,
   return rc;
 }
 
-int darray_define(darray_file_t f, const char *name, darray_t a) {
+int darray__dataset_define(darray_file_t f, const char *name, darray_t a) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS)
     rc = darray__array_check(a);
@@ -335,7 +335,7 @@ int darray_define(darray_file_t f, const char *name, darray_t a) {
   return add_member(f, name, a, msg); /* fails alike everywhere */
 }
 
-int darray_num_members(darray_file_t f, int *n) {
+int darray__dataset_num_members(darray_file_t f, int *n) {
   int rc = darray__file_check(f);
   if (rc == DARRAY_SUCCESS && n == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "n is NULL");
@@ -346,9 +346,10 @@ int darray_num_members(darray_file_t f, int *n) {
   return rc;
 }
 
-int darray_inquire(darray_file_t f, int index, darray_member_info_t *info) {
+int darray__dataset_inquire(darray_file_t f, int index,
+                            darray_member_info_t *info) {
   int n = 0;
-  int rc = darray_num_members(f, &n);
+  int rc = darray__dataset_num_members(f, &n);
   if (rc == DARRAY_SUCCESS && info == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "info is NULL");
   if (rc == DARRAY_SUCCESS && (index < 0 || index >= n))
@@ -379,7 +380,7 @@ int darray__format_place(darray_file_t f, const struct darray_s *a,
 }
 
 void darray__format_begin(darray_file_t f, int m, xfer_t *x, bool whole,
-                          bool blocking, fmt_share_t *sh) {
+                          bool blocking, crc_share_t *sh) {
   memset(sh, 0, sizeof *sh);
   const fmt_ops_t *o = darray__format_line(f->fmt);
   if (m >= 0 && o->begin != NULL)
@@ -388,10 +389,10 @@ void darray__format_begin(darray_file_t f, int m, xfer_t *x, bool whole,
 
 int darray__format_after(darray_file_t f, int m, const struct darray_s *view,
                          const char *buf, bool write, bool whole,
-                         fmt_share_t *sh, int rc, const char *what,
+                         crc_share_t *sh, int rc, const char *what,
                          char *msg) {
-  if (sh->how == FMT_SHARE_THREAD) /* whatever became of the write */
-    darray__format_share_join(sh);
+  if (sh->how == CRC_SHARE_THREAD) /* whatever became of the write */
+    darray__crc_share_join(sh);
   const fmt_ops_t *o = darray__format_line(f->fmt);
   if (m < 0 || o->after == NULL)
     return rc;

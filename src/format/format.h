@@ -3,9 +3,9 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * format.h - self-describing files (doc/formats.md): the .npy header
- * (npy.c), the ZIP structures of .npz archives (zip.c), CRC-32 of pieces
- * placed in a message (crc.c), each process's share of a member's CRC
- * (format_crc.c) and the glue to files and calls (format.c).
+ * (npy.c), the ZIP structures of .npz archives (zip.c) and the glue to
+ * files and calls (format.c). The CRC-32 of members is computed by the
+ * room below, src/crc (crc/crc.h).
  *
  * A format maps names to (description, data offset) and writes its
  * headers at close; the bytes of an array still flow dist -> layout ->
@@ -16,7 +16,7 @@
 
 #include "array.h"
 #include "file.h"
-#include "format/format_share.h"
+#include "crc/crc.h"
 #include "strategy.h"
 
 struct fmt_ops;
@@ -51,6 +51,19 @@ typedef struct fmt_file {
   int64_t end; /* writing: end of the last member's data */
   char path[DARRAY_PATH_SHOWN + 8]; /* as messages show it */
 } fmt_file_t;
+
+/* Beneath the public dataset calls of src/api (api_dataset.c), which only
+ * forward: darray_dataset_open, darray_define, darray_num_members,
+ * darray_inquire (format.c) and darray_verify (format_close.c). */
+DARRAY_HIDDEN int darray__dataset_open(MPI_Comm comm, const char *path,
+                                       int mode, MPI_Info info,
+                                       struct darray_file_s **out);
+DARRAY_HIDDEN int darray__dataset_define(struct darray_file_s *f,
+                                         const char *name, struct darray_s *a);
+DARRAY_HIDDEN int darray__dataset_num_members(struct darray_file_s *f, int *n);
+DARRAY_HIDDEN int darray__dataset_inquire(struct darray_file_s *f, int index,
+                                          darray_member_info_t *info);
+DARRAY_HIDDEN int darray__dataset_verify(struct darray_file_s *f);
 
 /* Random access to the bytes of a file being parsed: the file through
  * its back end, or memory (unit tests, fuzzing). read returns
@@ -111,112 +124,6 @@ DARRAY_HIDDEN int darray__zip_unique(const fmt_member_t *m, int n,
  * characters; 1 .. DARRAY_NAME_MAX bytes). */
 DARRAY_HIDDEN bool darray__zip_name_ok(const char *name, size_t len);
 
-/* ---- crc.c: CRC-32 (zlib's) of pieces placed in a message. With
- * F = 0xffffffff, crc(X) = R(X) ^ crc(0^n) for X of n bytes, R linear:
- * the R of a message is the XOR of the R of its pieces, each in place in
- * zeros (doc/formats.md). */
-
-/* T_n(c): c times x^(8n) modulo the CRC polynomial. */
-DARRAY_HIDDEN uint32_t darray__crc_shift(uint32_t c, int64_t n);
-/* crc(0^n). */
-DARRAY_HIDDEN uint32_t darray__crc_zeros(int64_t n);
-/* CRC-32 of n bytes. */
-DARRAY_HIDDEN uint32_t darray__crc_bytes(const void *p, int64_t n);
-/* R of a message whose pieces are added in increasing offset order. */
-typedef struct crc_acc {
-  uint32_t r;  /* R of bytes [0, pos) with what was added in place */
-  int64_t pos;
-  int64_t gap;   /* the last gap shifted over (-1: none yet) and */
-  uint32_t xgap; /* x^(8 gap) mod P: equal gaps cost one product each */
-} crc_acc_t;
-#define DARRAY_CRC_ACC_INIT {0, 0, -1, 0}
-/* Add n bytes at message offset off >= acc->pos. */
-DARRAY_HIDDEN void darray__crc_acc_add(crc_acc_t *acc, int64_t off,
-                                       const void *p, int64_t n);
-/* Add the n pieces of iov (total bytes), one after another from message
- * offset off >= acc->pos. */
-DARRAY_HIDDEN void darray__crc_acc_addv(crc_acc_t *acc, int64_t off,
-                                        const struct iovec *iov, int n,
-                                        int64_t total);
-/* R of the whole message of length len >= acc->pos. */
-DARRAY_HIDDEN uint32_t darray__crc_acc_end(const crc_acc_t *acc,
-                                           int64_t len);
-/* CRC-32 of a member: its header's CRC, the XOR of its data's R and the
- * data's length. */
-DARRAY_HIDDEN uint32_t darray__crc_member(uint32_t hdr_crc, uint32_t r,
-                                          int64_t len);
-
-/* ---- crc_clmul.c: the CRC register (no inversion) after feeding n
- * bytes from register r; by carry-less multiplication where the processor
- * has it (darray__crc_feed picks), or by zlib. */
-DARRAY_HIDDEN uint32_t darray__crc_feed(uint32_t r, const void *p,
-                                        int64_t n);
-DARRAY_HIDDEN uint32_t darray__crc_feed_zlib(uint32_t r, const void *p,
-                                             int64_t n);
-/* The register after feeding the n pieces of iov, one after another in the
- * message, from register r: with one folding state across pieces on the
- * wide path, else piece by piece. */
-DARRAY_HIDDEN uint32_t darray__crc_feed_vec(uint32_t r,
-                                            const struct iovec *iov, int n);
-/* Only where darray__crc_wide_available() (AVX-512 and VPCLMULQDQ): the
- * same on 512-bit registers. */
-DARRAY_HIDDEN uint32_t darray__crc_feed_wide(uint32_t r, const void *p,
-                                             int64_t n);
-DARRAY_HIDDEN bool darray__crc_wide_available(void);
-/* Only where darray__crc_clmul_available(). */
-DARRAY_HIDDEN uint32_t darray__crc_feed_clmul(uint32_t r, const void *p,
-                                              int64_t n);
-DARRAY_HIDDEN bool darray__crc_clmul_available(void);
-/* a times b modulo the CRC polynomial, both reflected (bit 31: x^0). */
-DARRAY_HIDDEN uint32_t darray__crc_mulmod(uint32_t a, uint32_t b);
-/* The folding constants (crc_clmul.c), for the unit test. */
-DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[10];
-
-/* ---- format_crc.c */
-
-/* How one whole-array write of a member gets this process's share of the
- * member's CRC (darray__format_begin decides, the same way on every
- * process for STRATEGY; a checked read: STRATEGY, from the bytes as read,
- * or AFTER):
- *  - STRATEGY: the strategy feeds it from the bytes it writes, as it
- *    writes them (two-phase's aggregators: their contiguous chunks, one
- *    CRC run per chunk instead of one per owner's run);
- *  - THREAD: a thread beside the write feeds it from the owners' runs in
- *    the caller's buffer, which the write only reads (blocking calls, when
- *    the node has a core to spare or darray_crc_thread says so);
- *  - AFTER: the owners' runs, after the write, in the calling thread. */
-enum { FMT_SHARE_NONE = 0, FMT_SHARE_STRATEGY, FMT_SHARE_THREAD,
-       FMT_SHARE_AFTER };
-typedef struct fmt_share {
-  int how;          /* FMT_SHARE_* */
-  int64_t lo, len;  /* the member's data: file offset, bytes */
-  crc_acc_t acc;    /* STRATEGY: what was fed, at member offsets */
-  bool lost;        /* STRATEGY: bytes not the call's were written */
-  /* THREAD: the job and its result */
-  const struct darray_s *view;
-  const char *buf;
-  uint32_t r;
-  int rc;
-} fmt_share_t;
-/* THREAD: start the job in a pool thread (src/pool.c);
- * false when none could be had (then the caller feeds it AFTER). */
-DARRAY_HIDDEN bool darray__format_share_start(fmt_share_t *sh);
-/* THREAD: wait for the job's end. */
-DARRAY_HIDDEN void darray__format_share_join(fmt_share_t *sh);
-
-
-/* This process's share of R(data) of the member at whose offset view (an
- * array description at the member's place) lies: its cells' runs, read
- * from buf (strided runs through a bounded copy). */
-DARRAY_HIDDEN int darray__format_runs_crc(const struct darray_s *view,
-                                          const char *buf, int64_t data_off,
-                                          int64_t data_len, uint32_t *r);
-/* This process's share of R(data) of member m, read from the file: an
- * equal slice per process, through a buffer of bufsize bytes. */
-DARRAY_HIDDEN int darray__format_readback_crc(struct darray_file_s *f,
-                                              const fmt_member_t *m,
-                                              int64_t bufsize, uint32_t *r);
-
 /* ---- format_lines.c: the format table (doc/formats.md, "Adding a
  * format"). Every format is one line, in designated initializers; a slot
  * left out is one the format has none of. raw (darray_file_open) is the
@@ -241,11 +148,11 @@ typedef struct fmt_ops {
   /* before a call on member m moves bytes (darray__format_begin, which has
    * zeroed sh): how this process's share of the CRC is had */
   void (*begin)(struct darray_file_s *f, int m, xfer_t *x, bool whole,
-                bool blocking, fmt_share_t *sh);
+                bool blocking, crc_share_t *sh);
   /* after a call on member m, and whether that is collective
    * (darray__format_after, _after_collective) */
   int (*after)(struct darray_file_s *f, int m, const struct darray_s *view,
-               const char *buf, bool write, bool whole, fmt_share_t *sh,
+               const char *buf, bool write, bool whole, crc_share_t *sh,
                int rc, const char *what, char *msg);
   bool (*after_collective)(struct darray_file_s *f, int m, bool write,
                            bool whole);
@@ -270,11 +177,11 @@ DARRAY_HIDDEN void darray__format_suffixes(char *out, size_t n);
  * whether it must be read back at close (a section write, a failure). */
 DARRAY_HIDDEN void darray__format_crc_begin(struct darray_file_s *f, int m,
                                             xfer_t *x, bool whole,
-                                            bool blocking, fmt_share_t *sh);
+                                            bool blocking, crc_share_t *sh);
 DARRAY_HIDDEN int darray__format_crc_after(struct darray_file_s *f, int m,
                                            const struct darray_s *view,
                                            const char *buf, bool write,
-                                           bool whole, fmt_share_t *sh, int rc,
+                                           bool whole, crc_share_t *sh, int rc,
                                            const char *what, char *msg);
 DARRAY_HIDDEN bool darray__format_crc_collective(struct darray_file_s *f,
                                                  int m, bool write,
@@ -297,7 +204,7 @@ DARRAY_HIDDEN int darray__format_place(struct darray_file_s *f,
  * share in their own time). */
 DARRAY_HIDDEN void darray__format_begin(struct darray_file_s *f, int m,
                                         xfer_t *x, bool whole, bool blocking,
-                                        fmt_share_t *sh);
+                                        crc_share_t *sh);
 /* After a call on member m (its result rc, agreed): a whole-array write
  * keeps this process's share of the CRC (sh: as format_begin decided; a
  * THREAD job is waited for), a section write or a failure marks the member
@@ -309,7 +216,7 @@ DARRAY_HIDDEN void darray__format_begin(struct darray_file_s *f, int m,
 DARRAY_HIDDEN int darray__format_after(struct darray_file_s *f, int m,
                                        const struct darray_s *view,
                                        const char *buf, bool write,
-                                       bool whole, fmt_share_t *sh, int rc,
+                                       bool whole, crc_share_t *sh, int rc,
                                        const char *what, char *msg);
 /* Whether darray__format_after is collective for such a call on member m
  * (-1: none): a whole-array read whose CRC is checked. */

@@ -58,7 +58,7 @@ static bool share_thread(const darray_file_t f) {
 }
 
 void darray__format_crc_begin(darray_file_t f, int i, xfer_t *x, bool whole,
-                              bool blocking, fmt_share_t *sh) {
+                              bool blocking, crc_share_t *sh) {
   if (i < 0 || !whole || !f->fmt->m[i].info.has_crc ||
       (!x->write && !read_checked(f, i)))
     return;
@@ -69,40 +69,40 @@ void darray__format_crc_begin(darray_file_t f, int i, xfer_t *x, bool whole,
   sh->view = x->a;
   sh->buf = x->buf;
   if (x->strategy->crc_share) { /* the same on every process */
-    sh->how = FMT_SHARE_STRATEGY;
+    sh->how = CRC_SHARE_STRATEGY;
     x->crc = sh;
   } else if (!x->write) { /* a checked read: the owners' runs after it */
-    sh->how = FMT_SHARE_AFTER;
-  } else if (blocking && share_thread(f) && darray__format_share_start(sh)) {
-    sh->how = FMT_SHARE_THREAD;
+    sh->how = CRC_SHARE_AFTER;
+  } else if (blocking && share_thread(f) && darray__crc_share_start(sh)) {
+    sh->how = CRC_SHARE_THREAD;
   } else {
-    sh->how = FMT_SHARE_AFTER;
+    sh->how = CRC_SHARE_AFTER;
   }
 }
 
 /* This process's share of a whole-array write's CRC into m->part; false
  * when it cannot be had (out of memory, or the strategy wrote bytes not
  * the call's): the member is then read back at close. */
-static bool keep_share(fmt_member_t *m, fmt_share_t *sh,
+static bool keep_share(fmt_member_t *m, crc_share_t *sh,
                        const struct darray_s *v, const char *buf) {
   if (!m->info.has_crc) /* a .npy file records no CRC */
     return true;
   switch (sh->how) {
-  case FMT_SHARE_STRATEGY:
+  case CRC_SHARE_STRATEGY:
     m->part = darray__crc_acc_end(&sh->acc, sh->len);
     return !sh->lost;
-  case FMT_SHARE_THREAD:
+  case CRC_SHARE_THREAD:
     m->part = sh->r;
     return sh->rc == DARRAY_SUCCESS;
   default: /* AFTER, and NONE (a failure before the plan) */
-    return darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
+    return darray__crc_runs(v, buf, m->info.offset, m->info.bytes,
                                    &m->part) == DARRAY_SUCCESS;
   }
 }
 
 int darray__format_crc_after(darray_file_t f, int i, const struct darray_s *v,
                              const char *buf, bool write, bool whole,
-                             fmt_share_t *sh, int rc, const char *what,
+                             crc_share_t *sh, int rc, const char *what,
                              char *msg) {
   fmt_member_t *m = &f->fmt->m[i];
   if (write) { /* a failure here costs a read back at close, no more */
@@ -113,10 +113,10 @@ int darray__format_crc_after(darray_file_t f, int i, const struct darray_s *v,
   if (rc != DARRAY_SUCCESS || !whole || !read_checked(f, i))
     return rc;
   uint32_t part = 0;
-  if (sh->how == FMT_SHARE_STRATEGY) /* the chunks this process read */
+  if (sh->how == CRC_SHARE_STRATEGY) /* the chunks this process read */
     part = darray__crc_acc_end(&sh->acc, sh->len);
   else
-    rc = darray__format_runs_crc(v, buf, m->info.offset, m->info.bytes,
+    rc = darray__crc_runs(v, buf, m->info.offset, m->info.bytes,
                                  &part);
   if (rc != DARRAY_SUCCESS)
     darray__err(msg, rc, "%s: checking the CRC-32 of '%s': out of memory",
@@ -138,9 +138,8 @@ static int read_back(darray_file_t f, const bool *want, uint32_t *parts,
   int rc = DARRAY_SUCCESS;
   for (int i = 0; i < z->n && rc == DARRAY_SUCCESS; i++)
     if (want[i]) {
-      rc = darray__format_readback_crc(f, &z->m[i],
-                                       f->hints.ind_rd_buffer_size,
-                                       &parts[i]);
+      rc = darray__crc_readback(f, z->m[i].info.offset, z->m[i].info.bytes,
+                                f->hints.ind_rd_buffer_size, &parts[i]);
       if (rc != DARRAY_SUCCESS)
         darray__err(msg, rc, "reading member '%s' back for its CRC-32: %s",
                     z->m[i].info.name, darray_strerror(rc));
@@ -149,7 +148,7 @@ static int read_back(darray_file_t f, const bool *want, uint32_t *parts,
   return rc == DARRAY_SUCCESS ? combine(f->comm, parts, z->n, msg) : rc;
 }
 
-int darray_verify(darray_file_t f) {
+int darray__dataset_verify(darray_file_t f) {
   int rc = darray__file_check(f);
   if (rc != DARRAY_SUCCESS)
     return rc;

@@ -24,7 +24,7 @@
  */
 #include "rows/rows.h"
 #include "agree.h"
-#include "format/format_share.h"
+#include "crc/crc_share.h"
 #include "twophase/twophase.h"
 
 #include <string.h>

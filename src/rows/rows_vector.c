@@ -14,7 +14,7 @@
  * come from the distribution (the piece walks of src/twophase).
  */
 #include "rows/rows.h"
-#include "format/format_share.h"
+#include "crc/crc_share.h"
 #include "twophase/twophase.h"
 
 static void flush(rows_t *t) {

@@ -11,7 +11,7 @@
  * allows it.
  */
 #include "twophase.h"
-#include "format/format_share.h"
+#include "crc/crc_share.h"
 
 #include <string.h>
 

@@ -35,7 +35,7 @@
  *      otherwise.
  */
 #include "twophase.h"
-#include "format/format_share.h"
+#include "crc/crc_share.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -894,6 +894,29 @@ static void check_rule(const rule_case_t *k) {
   darray_free(&a);
 }
 
+/* Each line of the strategy table is the one its word in
+ * DARRAY_STRATEGY_LIST names, and its .name is that word: the table is
+ * built from the list (&darray__strategy_WORD, call/strategies.c), and
+ * the core takes the list's words, not the lines' names, as the values of
+ * darray_strategy (hints.c), so a line whose name differs from its word
+ * would be chosen by one name and reported by another. The names live in
+ * the strategies' own files, so no compiler sees both to compare. */
+static void table_names(void) {
+#define WORD(name) #name,
+  static const char *const words[] = {DARRAY_STRATEGY_LIST(WORD) NULL};
+#undef WORD
+  int n = 0;
+  for (; darray__strategies[n] != NULL; n++) {
+    if (words[n] == NULL) {
+      TU_FAIL("table line %d (%s) past the list's end", n,
+              darray__strategies[n]->name);
+      break;
+    }
+    TU_EQ_STR(darray__strategies[n]->name, words[n]);
+  }
+  TU_EQ_INT(n, DARRAY_STRATEGY_COUNT);
+}
+
 /* darray_strategy takes the table's names, and auto. */
 static void strategy_hint(void) {
   char v[32], msg[256] = "";
@@ -998,6 +1021,7 @@ static void totals(void) {
 
 int main(int argc, char **argv) {
   tu_init(&argc, &argv);
+  table_names(); /* first: the cases below find lines by their names */
   twophase_estimates();
   striped_estimates();
   rows_estimates();

@@ -2,13 +2,14 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * format_share.h - what a strategy's run tells the format room: the bytes
- * it moved, for this process's share of a member's CRC-32 (xfer_t.crc,
- * format_crc.c). The strategies that feed a share (crc_share in their
- * table entry) include this header, not the whole of format.h.
+ * crc_share.h - what a strategy's run feeds the CRC room: the bytes it
+ * moved, for this process's share of a dataset member's CRC-32 (xfer_t.crc,
+ * crc_share.c), which src/format combines. The strategies that feed a
+ * share (crc_share in their table entry) include this header, not the
+ * whole of crc.h, and call no room above the strategies (doc/rooms.md).
  */
-#ifndef DARRAYIO_FORMAT_SHARE_H
-#define DARRAYIO_FORMAT_SHARE_H
+#ifndef DARRAYIO_CRC_SHARE_H
+#define DARRAYIO_CRC_SHARE_H
 
 #include "strategy.h"
 
@@ -22,10 +23,10 @@ DARRAY_HIDDEN void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p,
                                     int64_t n);
 DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
 /* The same for the n pieces of iov, one after another from foff. */
-/* Whether the call feeds a CRC share from what it moves (x->crc, format's
- * own: a strategy asks this, and does not look at it). */
+/* Whether the call feeds a CRC share from what it moves (x->crc, the CRC
+ * room's own: a strategy asks this, and does not look at it). */
 DARRAY_HIDDEN bool darray__xfer_crc_fed(const xfer_t *x);
 DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
                                         const struct iovec *iov, int n);
 
-#endif /* DARRAYIO_FORMAT_SHARE_H */
+#endif /* DARRAYIO_CRC_SHARE_H */

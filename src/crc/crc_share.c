@@ -2,12 +2,12 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * format_crc.c - each process's share of a member's CRC-32 (crc.c): from
+ * crc_share.c - each process's share of a member's CRC-32 (crc.c): from
  * the runs a whole-array call moved between its buffer and the file, or
  * from an equal slice of the member read back. The shares are combined by
- * one MPI_Allreduce(MPI_BXOR) (format.c).
+ * one MPI_Allreduce(MPI_BXOR) (src/format, format_close.c).
  */
-#include "format/format.h"
+#include "crc/crc.h"
 #include "layout/layout.h"
 #include "pool.h"
 
@@ -30,7 +30,7 @@ static void strided_run(const struct darray_s *v, const layout_run_t *run,
   }
 }
 
-int darray__format_runs_crc(const struct darray_s *v, const char *buf,
+int darray__crc_runs(const struct darray_s *v, const char *buf,
                             int64_t data_off, int64_t data_len,
                             uint32_t *r) {
   crc_acc_t acc = DARRAY_CRC_ACC_INIT;
@@ -62,10 +62,9 @@ int darray__format_runs_crc(const struct darray_s *v, const char *buf,
   return rc;
 }
 
-int darray__format_readback_crc(struct darray_file_s *f,
-                                const fmt_member_t *m, int64_t bufsize,
-                                uint32_t *r) {
-  int64_t n = m->info.bytes, P = f->nprocs, q = n / P, rem = n % P;
+int darray__crc_readback(struct darray_file_s *f, int64_t offset,
+                         int64_t bytes, int64_t bufsize, uint32_t *r) {
+  int64_t n = bytes, P = f->nprocs, q = n / P, rem = n % P;
   int64_t lo = q * f->rank + (f->rank < rem ? f->rank : rem);
   int64_t len = q + (f->rank < rem ? 1 : 0);
   int64_t cap = len < bufsize ? len : bufsize;
@@ -81,7 +80,7 @@ int darray__format_readback_crc(struct darray_file_s *f,
   int rc = DARRAY_SUCCESS;
   for (int64_t k = 0; rc == DARRAY_SUCCESS && k < len; k += cap) {
     int64_t piece = len - k < cap ? len - k : cap;
-    rc = darray__io_pread(&c, b, piece, m->info.offset + lo + k);
+    rc = darray__io_pread(&c, b, piece, offset + lo + k);
     if (rc == DARRAY_SUCCESS)
       darray__crc_acc_add(&acc, lo + k, b, piece);
   }
@@ -92,10 +91,10 @@ int darray__format_readback_crc(struct darray_file_s *f,
   return rc;
 }
 
-/* ---- a whole-array write's share (format.h: fmt_share_t) */
+/* ---- a whole-array write's share (crc.h: crc_share_t) */
 
 void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p, int64_t n) {
-  fmt_share_t *sh = x->crc;
+  crc_share_t *sh = x->crc;
   if (sh == NULL)
     return;
   int64_t lo = foff > sh->lo ? foff : sh->lo;
@@ -107,7 +106,7 @@ void darray__xfer_crc(xfer_t *x, int64_t foff, const void *p, int64_t n) {
 
 void darray__xfer_crc_vec(xfer_t *x, int64_t foff, const struct iovec *iov,
                           int n) {
-  fmt_share_t *sh = x->crc;
+  crc_share_t *sh = x->crc;
   if (sh == NULL)
     return;
   int64_t total = 0;
@@ -131,13 +130,13 @@ void darray__xfer_crc_lost(xfer_t *x) {
 }
 
 static void share_job(void *q) {
-  fmt_share_t *sh = q;
-  sh->rc = darray__format_runs_crc(sh->view, sh->buf, sh->lo, sh->len,
+  crc_share_t *sh = q;
+  sh->rc = darray__crc_runs(sh->view, sh->buf, sh->lo, sh->len,
                                    &sh->r);
 }
 
-bool darray__format_share_start(fmt_share_t *sh) {
+bool darray__crc_share_start(crc_share_t *sh) {
   return darray__pool_start(share_job, sh) == 0;
 }
 
-void darray__format_share_join(fmt_share_t *sh) { darray__pool_wait(sh); }
+void darray__crc_share_join(crc_share_t *sh) { darray__pool_wait(sh); }

@@ -35,7 +35,7 @@
  * The constants are checked against a bit-at-a-time computation in
  * test/format/test_format_unit.c.
  */
-#include "format/format.h"
+#include "crc/crc.h"
 
 #include <string.h>
 

@@ -18,7 +18,7 @@
  * theirs; a piece's R is the register it leaves when the bytes are fed
  * from register 0 (leading zeros leave it 0; trailing ones shift it).
  */
-#include "format/format.h"
+#include "crc/crc.h"
 
 #ifdef HAVE_ZLIB
 #include <zlib.h>
@@ -54,7 +54,7 @@ uint32_t darray__crc_bytes(const void *p, int64_t n) {
   return feed(0, p, n) ^ darray__crc_zeros(n);
 }
 
-#else /* without zlib the formats are refused at open (format.c) */
+#else /* without zlib the formats are refused at open (format/format.c) */
 
 uint32_t darray__crc_shift(uint32_t c, int64_t n) {
   (void)n;

@@ -2,10 +2,12 @@
  * SPDX-License-Identifier: BSD-3-Clause
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
- * async_api.c - the nonblocking read and write entry points (darray_iwrite,
- * darray_iread, darray_bwrite and their _section forms): each posts a
- * request (darray__async_post, async.c); darray_wait and darray_test
- * complete it (async_complete.c). The blocking calls are in darray_xfer.c.
+ * api_async.c - the public nonblocking calls: darray_iwrite, darray_iread,
+ * darray_bwrite and their _section forms post a request
+ * (darray__async_post, async/async.c); darray_file_isync posts a sync;
+ * darray_wait, darray_test and darray_wait_all complete requests
+ * (async/async_complete.c). Each forwards to src/async (doc/rooms.md);
+ * the blocking calls are in darray_xfer.c.
  */
 #include "async/async.h"
 
@@ -43,4 +45,21 @@ int darray_bwrite_section(darray_file_t f, darray_t a, const int64_t start[],
                           const void *buf, darray_request_t *req) {
   region_t g = {start, count, order};
   return darray__async_post(f, a, (void *)buf, true, &g, true, req, NULL);
+}
+
+int darray_file_isync(darray_file_t f, darray_request_t *req) {
+  return darray__async_isync(f, req);
+}
+
+int darray_wait(darray_file_t f, darray_request_t *req) {
+  return darray__async_wait(f, req);
+}
+
+int darray_test(darray_file_t f, darray_request_t *req, int *flag) {
+  return darray__async_test(f, req, flag);
+}
+
+int darray_wait_all(darray_file_t f, int n, darray_request_t reqs[],
+                    int codes[]) {
+  return darray__async_wait_all(f, n, reqs, codes);
 }
