@@ -14,19 +14,26 @@
  * files with stdio after the writes, every rank compares its read buffers
  * with the values of its own elements.
  *
- * The order is free where posting calls no MPI: darray_async = thread
- * (MPI_THREAD_MULTIPLE), with requests started when posted, and also when
- * started at the wait (darray_async_start = wait), where the waits, which
- * then run the requests, are made in one order (A, then B) on every
- * process. Below that (darray_async = files, none: what
- * MPI_THREAD_FUNNELED/SERIALIZED and MPI_THREAD_SINGLE give) a post is
- * collective and the documented rule (include/darrayio.h,
- * doc/reliability.md) is that every process posts in the same order: those
- * modes run the same requests posted in one order, and the test says so.
+ * The order is free where posting waits for no other process:
+ * darray_async = thread (MPI_THREAD_MULTIPLE), with requests started when
+ * posted, and also when started at the wait (darray_async_start = wait),
+ * where the waits, which then run the requests, are made in one order (A,
+ * then B) on every process; and darray_async = files (what
+ * MPI_THREAD_FUNNELED/SERIALIZED give), whose begins agree in nonblocking
+ * collectives, progressed by later calls: there the waits are made in one
+ * order (a transfer that calls MPI, here two-phase forced or the mpiio
+ * back end, runs in its file's wait), by darray_wait and by darray_wait_all
+ * (each file's request with a darray_file_isync behind it). Under
+ * darray_async = none (MPI_THREAD_SINGLE) a request runs when posted:
+ * the documented rule (include/darrayio.h, doc/reliability.md) is that
+ * every process posts in the same order there, and the test runs it so.
  * Before issue 39 the first post on each file agreed in a collective even
- * under thread: the crossed posts hung there. A hang fails the test
- * (tu_hang_limit), well before the launcher's limit.
- * Run: mpiexec -n 2 ./test_async_order  (any P >= 2)
+ * under thread, and every post under files did: the crossed posts hung
+ * there. A hang fails the test (tu_hang_limit), well before the
+ * launcher's limit.
+ * Run: mpiexec -n 2 ./test_async_order  (any P >= 2; DARRAY_TEST_THREAD =
+ * funneled or serialized: MPI below MPI_THREAD_MULTIPLE, as async_levels.sh
+ * runs it)
  */
 #include "testutil.h"
 
@@ -34,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HANG_S 60
+#define HANG_S 90
 
 static int P, me;
 
@@ -80,21 +87,31 @@ static void make(one_t *o, int which) {
   TU_EQ_I64(i, o->n);
 }
 
-/* Post, on the file of each entry of order[], then wait in wait_order. */
+/* Post, on the file of each entry of order[], then wait in wait_order;
+ * all: each file's request with a sync behind it, both completed by
+ * darray_wait_all. */
 static void run(one_t *o, const int *post_order, const int *wait_order,
-                bool write, const char *what) {
-  darray_request_t req[2] = {DARRAY_REQUEST_NULL, DARRAY_REQUEST_NULL};
+                bool write, bool all, const char *what) {
+  darray_request_t req[2][2] = {{DARRAY_REQUEST_NULL, DARRAY_REQUEST_NULL},
+                                {DARRAY_REQUEST_NULL, DARRAY_REQUEST_NULL}};
   for (int i = 0; i < 2; i++) {
-    one_t *x = &o[post_order[i]];
-    int rc = write ? darray_iwrite(x->f, x->a, x->buf, &req[post_order[i]])
-                   : darray_iread(x->f, x->a, x->back, &req[post_order[i]]);
+    int w = post_order[i];
+    one_t *x = &o[w];
+    int rc = write ? darray_iwrite(x->f, x->a, x->buf, &req[w][0])
+                   : darray_iread(x->f, x->a, x->back, &req[w][0]);
+    if (rc == DARRAY_SUCCESS && all)
+      rc = darray_file_isync(x->f, &req[w][1]);
     if (!TU_OK(rc))
-      TU_FAIL("  (%s: post on file %c)", what, 'A' + post_order[i]);
+      TU_FAIL("  (%s: post on file %c)", what, 'A' + w);
   }
   for (int i = 0; i < 2; i++) {
-    one_t *x = &o[wait_order[i]];
-    if (!TU_OK(darray_wait(x->f, &req[wait_order[i]])))
-      TU_FAIL("  (%s: wait on file %c: %s)", what, 'A' + wait_order[i],
+    int w = wait_order[i];
+    one_t *x = &o[w];
+    int codes[2] = {-1, -1};
+    int rc = all ? darray_wait_all(x->f, 2, req[w], codes)
+                 : darray_wait(x->f, &req[w][0]);
+    if (!TU_OK(rc) || (all && !TU_EQ_INT(codes[0] | codes[1], 0)))
+      TU_FAIL("  (%s: wait on file %c: %s)", what, 'A' + w,
               darray_file_errmsg(x->f));
   }
 }
@@ -126,10 +143,11 @@ static void check(one_t *o, const char *what) {
 }
 
 static void one_mode(one_t *o, const char *hints, bool crossed,
-                     bool crossed_waits) {
-  char what[160];
-  snprintf(what, sizeof what, "%s, posts %s, waits %s", hints,
+                     bool crossed_waits, bool all) {
+  char what[200];
+  snprintf(what, sizeof what, "%s, posts %s, %s %s", hints,
            crossed ? "crossed" : "in one order",
+           all ? "wait_all" : "waits",
            crossed_waits ? "crossed" : "in one order");
   if (me == 0)
     printf("test_async_order: P=%d %s\n", P, what);
@@ -143,8 +161,8 @@ static void one_mode(one_t *o, const char *hints, bool crossed,
                                                            : 1));
   }
   if (o[0].f != NULL && o[1].f != NULL) {
-    run(o, post, wait, true, what);
-    run(o, post, wait, false, what);
+    run(o, post, wait, true, all, what);
+    run(o, post, wait, false, all, what);
   }
   for (int w = 0; w < 2; w++)
     if (o[w].f != NULL)
@@ -153,7 +171,16 @@ static void one_mode(one_t *o, const char *hints, bool crossed,
 }
 
 int main(int argc, char **argv) {
-  int provided = tu_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE);
+  /* the level DARRAY_TEST_THREAD names (async_levels.sh): multiple, the
+   * default; funneled or serialized, where the library progresses every
+   * file's begins at each call on any of them */
+  const char *lv = getenv("DARRAY_TEST_THREAD");
+  int want = MPI_THREAD_MULTIPLE;
+  if (lv != NULL && strcmp(lv, "serialized") == 0)
+    want = MPI_THREAD_SERIALIZED;
+  else if (lv != NULL && strcmp(lv, "funneled") == 0)
+    want = MPI_THREAD_FUNNELED;
+  int provided = tu_init_thread(&argc, &argv, want);
   tu_hang_limit(HANG_S);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -164,14 +191,28 @@ int main(int argc, char **argv) {
   make(&o[0], 0);
   make(&o[1], 1);
   if (provided >= MPI_THREAD_MULTIPLE) {
-    one_mode(o, "darray_async=thread", true, true);
-    one_mode(o, "darray_async=thread;darray_async_start=wait", true, false);
+    one_mode(o, "darray_async=thread", true, true, false);
+    one_mode(o, "darray_async=thread;darray_async_start=wait", true, false,
+             false);
   } else {
-    tu_skip_part("crossed posts", "MPI_THREAD_MULTIPLE not provided");
+    tu_skip_part("crossed posts under thread",
+                 "MPI_THREAD_MULTIPLE not provided");
   }
-  /* below MPI_THREAD_MULTIPLE posts are collective: one order */
-  one_mode(o, "darray_async=files", false, false);
-  one_mode(o, "darray_async=none", false, false);
+  /* below MPI_THREAD_MULTIPLE: posts in any order, waits in one; the
+   * strategies the planner picks in the background (direct, sieve), and
+   * transfers that call MPI, which run in the waits */
+  static const char *const files[] = {
+      "darray_async=files",
+      "darray_async=files;darray_strategy=sieve",
+      "darray_async=files;darray_strategy=twophase;cb_buffer_size=512",
+      "darray_async=files;darray_backend=mpiio;darray_strategy=direct"};
+  for (int k = 0; k < 4; k++) {
+    one_mode(o, files[k], true, false, false);
+    one_mode(o, files[k], true, false, true);
+  }
+  one_mode(o, "darray_async=files", false, false, false);
+  /* none runs each request when posted: one order */
+  one_mode(o, "darray_async=none", false, false, false);
   for (int w = 0; w < 2; w++) {
     tu_remove(o[w].path);
     free(o[w].buf);
