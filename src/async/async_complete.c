@@ -37,8 +37,11 @@ void darray__async_thread_idle(async_file_t *q) {
  * the call's own collectives would); else the thread finishes. */
 void darray__async_idle(darray_file_t f) {
   async_file_t *q = f->async;
-  if (q != NULL && q->mode == DARRAY_ASYNC_FILES && q->tail != NULL)
-    darray__async_advance(q, q->tail, true);
+  if (q != NULL && q->mode == DARRAY_ASYNC_FILES) {
+    darray__files_ready(q, true); /* before the call's collectives */
+    if (q->tail != NULL)
+      darray__async_advance(q, q->tail, true);
+  }
   darray__async_thread_idle(q);
 }
 

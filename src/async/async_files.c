@@ -186,6 +186,9 @@ static bool launch(async_file_t *q, async_req_t *r) {
  * what waited for it, in the program's thread. */
 static void run_here(darray_file_t f, async_file_t *q, async_req_t *r) {
   xcall_t *c = &r->c;
+  /* the dups of the file's communicator complete before its blocking
+   * collectives (Open MPI mismatches a pending MPI_Comm_idup with them) */
+  darray__files_ready(q, true);
   if (r->sync) { /* mpiio's MPI_File_sync (collective), or an fsync
                    behind requests that had not started */
     darray__async_thread_idle(q);

@@ -23,7 +23,9 @@
  * collectives, progressed by later calls: there the waits are made in one
  * order (a transfer that calls MPI, here two-phase forced or the mpiio
  * back end, runs in its file's wait), by darray_wait and by darray_wait_all
- * (each file's request with a darray_file_isync behind it). Under
+ * (each file's request with a darray_file_isync behind it), and with
+ * section requests (each process its rows), whose begins run in the
+ * waits. Under
  * darray_async = none (MPI_THREAD_SINGLE) a request runs when posted:
  * the documented rule (include/darrayio.h, doc/reliability.md) is that
  * every process posts in the same order there, and the test runs it so.
@@ -52,6 +54,11 @@ typedef struct one {
   uint64_t seed;
   int64_t n, es;
   char *buf, *back;
+  /* a section request: my rows [lo, hi) of the array, all columns, in C
+   * order: their bytes in the reference file, and a buffer to read */
+  int64_t start[2], count[2];
+  char *sbuf, *sback;
+  size_t sbytes;
 } one_t;
 
 static void make(one_t *o, int which) {
@@ -85,11 +92,23 @@ static void make(one_t *o, int which) {
                       (idx[0] * gs[1] + idx[1]) * o->es);
     }
   TU_EQ_I64(i, o->n);
+  int64_t lo = gs[0] * me / P, hi = gs[0] * (me + 1) / P;
+  o->start[0] = lo;
+  o->start[1] = 0;
+  o->count[0] = hi - lo;
+  o->count[1] = gs[1];
+  o->sbytes = (size_t)((hi - lo) * gs[1] * o->es);
+  o->sbuf = malloc(o->sbytes + 1);
+  o->sback = malloc(o->sbytes + 1);
+  tu_fill_bytes(o->sbuf, (int64_t)o->sbytes, o->seed, lo * gs[1] * o->es);
 }
 
 /* Post, on the file of each entry of order[], then wait in wait_order;
  * all: each file's request with a sync behind it, both completed by
- * darray_wait_all. */
+ * darray_wait_all; sec: section requests (my rows) instead of the whole
+ * array. */
+static bool sec;
+
 static void run(one_t *o, const int *post_order, const int *wait_order,
                 bool write, bool all, const char *what) {
   darray_request_t req[2][2] = {{DARRAY_REQUEST_NULL, DARRAY_REQUEST_NULL},
@@ -97,8 +116,16 @@ static void run(one_t *o, const int *post_order, const int *wait_order,
   for (int i = 0; i < 2; i++) {
     int w = post_order[i];
     one_t *x = &o[w];
-    int rc = write ? darray_iwrite(x->f, x->a, x->buf, &req[w][0])
-                   : darray_iread(x->f, x->a, x->back, &req[w][0]);
+    int rc;
+    if (sec)
+      rc = write ? darray_iwrite_section(x->f, x->a, x->start, x->count,
+                                         DARRAY_ORDER_C, x->sbuf, &req[w][0])
+                 : darray_iread_section(x->f, x->a, x->start, x->count,
+                                        DARRAY_ORDER_C, x->sback,
+                                        &req[w][0]);
+    else
+      rc = write ? darray_iwrite(x->f, x->a, x->buf, &req[w][0])
+                 : darray_iread(x->f, x->a, x->back, &req[w][0]);
     if (rc == DARRAY_SUCCESS && all)
       rc = darray_file_isync(x->f, &req[w][1]);
     if (!TU_OK(rc))
@@ -135,7 +162,9 @@ static void check(one_t *o, const char *what) {
       free(ref);
       free(got);
     }
-    if (!TU_EQ_INT(memcmp(o[w].back, o[w].buf, (size_t)(o[w].n * o[w].es)),
+    if (!TU_EQ_INT(sec ? memcmp(o[w].sback, o[w].sbuf, o[w].sbytes)
+                       : memcmp(o[w].back, o[w].buf,
+                                (size_t)(o[w].n * o[w].es)),
                    0))
       TU_FAIL("  (%s: read of file %c)", what, 'A' + w);
   }
@@ -145,8 +174,8 @@ static void check(one_t *o, const char *what) {
 static void one_mode(one_t *o, const char *hints, bool crossed,
                      bool crossed_waits, bool all) {
   char what[200];
-  snprintf(what, sizeof what, "%s, posts %s, %s %s", hints,
-           crossed ? "crossed" : "in one order",
+  snprintf(what, sizeof what, "%s, %sposts %s, %s %s", hints,
+           sec ? "section " : "", crossed ? "crossed" : "in one order",
            all ? "wait_all" : "waits",
            crossed_waits ? "crossed" : "in one order");
   if (me == 0)
@@ -159,6 +188,7 @@ static void one_mode(one_t *o, const char *hints, bool crossed,
                                             DARRAY_MODE_TRUNC);
     memset(o[w].back, 0xEE, (size_t)(o[w].n * o[w].es > 0 ? o[w].n * o[w].es
                                                            : 1));
+    memset(o[w].sback, 0xEE, o[w].sbytes);
   }
   if (o[0].f != NULL && o[1].f != NULL) {
     run(o, post, wait, true, all, what);
@@ -210,6 +240,11 @@ int main(int argc, char **argv) {
     one_mode(o, files[k], true, false, false);
     one_mode(o, files[k], true, false, true);
   }
+  sec = true; /* section begins gather the boxes: they run in the waits */
+  one_mode(o, "darray_async=files", true, false, false);
+  one_mode(o, "darray_async=files;darray_strategy=twophase", true, false,
+           true);
+  sec = false;
   one_mode(o, "darray_async=files", false, false, false);
   /* none runs each request when posted: one order */
   one_mode(o, "darray_async=none", false, false, false);
@@ -217,6 +252,8 @@ int main(int argc, char **argv) {
     tu_remove(o[w].path);
     free(o[w].buf);
     free(o[w].back);
+    free(o[w].sbuf);
+    free(o[w].sback);
     darray_free(&o[w].a);
   }
   return tu_finish();
