@@ -1497,25 +1497,38 @@ DARRAY_API int darray_file_get_info(darray_file_t f, MPI_Info *info);
  *    every request, its collective agreement and exchange included, in
  *    the background; waiting is local.
  *  - `MPI_THREAD_SERIALIZED` or `MPI_THREAD_FUNNELED`: MPI is called only
- *    from the program's thread. The agreement before the transfer happens
- *    when the request is posted; the transfer runs in the background when
- *    it calls no MPI (the direct and sieve strategies on the posix and
- *    subfiles back ends: for such requests the planner chooses among
- *    those strategies); otherwise (two-phase, the mpiio back end) it runs
- *    when posted. The
- *    final agreement is a nonblocking collective that darray_test() and
- *    darray_wait() progress.
+ *    from the program's thread. A post waits for no other process: the
+ *    agreement before the transfer is a nonblocking collective, started
+ *    when the request is posted (a whole array) and progressed by every
+ *    later post, test, wait or sync of the process, on any file. Once it
+ *    completes, a transfer that calls no MPI (the direct and sieve
+ *    strategies on the posix and subfiles back ends: for such requests the
+ *    planner chooses among those strategies) runs in the background. What
+ *    is collective beyond that agreement runs in the request's wait (or
+ *    darray_wait_all(), darray_file_sync(), darray_file_close(), or a
+ *    blocking call on the file), in the program's thread: a transfer that
+ *    calls MPI (two-phase, the mpiio back end, a strategy a hint forces),
+ *    a section request's begin, a member of a dataset, a failed agreement's
+ *    aftermath. darray_test() never runs those: it reports such a request
+ *    pending until its wait. The final agreement is a nonblocking
+ *    collective that darray_test() and darray_wait() progress.
  *  - `MPI_THREAD_SINGLE`: requests run to completion when posted.
  *
  * **Posting order on several files.** Under `MPI_THREAD_MULTIPLE` a post
  * calls no MPI (the mode is agreed when the file is opened), so each
  * process may post its requests on different files in its own order (and
  * wait for them in any order, but with `darray_async_start` = `wait`,
- * where waits run the requests). Below it (and under `darray_async` =
- * `files` or `none`) a post makes collective calls in the program's
- * thread: every process must post on different files in the same order,
- * as it makes blocking collective calls; a crossed order hangs (no process
- * can see another's order without communicating, so it is not detected).
+ * where waits run the requests). Under `MPI_THREAD_SERIALIZED` and
+ * `MPI_THREAD_FUNNELED` (`darray_async` = `files`) a post makes only
+ * nonblocking collectives, so posts too may be made in any order on each
+ * process; but the waits (darray_wait(), darray_wait_all(),
+ * darray_file_sync(), darray_file_close()) on different files, where the
+ * collective parts of a request run, must be made in the same order on
+ * every process, as blocking collective calls are. Under
+ * `MPI_THREAD_SINGLE` (`darray_async` = `none`) a post runs the whole call:
+ * every process must post on different files in the same order. A crossed
+ * order where one is required hangs (no process can see another's order
+ * without communicating, so it is not detected).
  *
  * darray_explain() says which of these a file uses.
  */
@@ -1639,8 +1652,9 @@ DARRAY_API int darray_bwrite_section(darray_file_t f, darray_t a,
  * process posted before it on \p f, so when it has completed on every
  * process, everything they wrote is on stable storage. It runs in the
  * background as the mode allows (the fsync of the posix and subfiles back
- * ends in the file's thread below MPI_THREAD_MULTIPLE too; MPI_File_sync
- * of the mpiio back end when posted there).
+ * ends in the file's thread below MPI_THREAD_MULTIPLE too, once the
+ * requests before it have started; MPI_File_sync of the mpiio back end in
+ * the request's wait there).
  *
  * \param f the file
  * \param[out] req the request

@@ -29,42 +29,32 @@ static const file_hooks_t async_hooks = {
  * At the file's first request: its state, in the mode agreed at open.
  * Under thread the post calls no MPI: a process posts without waiting for
  * the others, so requests may be posted on several files in any order on
- * each process (issue 39). Under files the final agreements get their
- * communicator (MPI_Comm_dup, collective; the post's begin is collective
- * too, so the order rule of doc/reliability.md holds there anyway) and
- * every process learns whether each made it; under none nothing more.
+ * each process (issue 39). Under files neither does it wait: the
+ * communicators of the begins' and the final agreements are made by
+ * MPI_Comm_idup, nonblocking (async_files.c). A failure here is this
+ * process's alone (out of memory, MPI failing), as a request that cannot
+ * be allocated is.
  */
 static int async_setup(darray_file_t f, char *msg) {
   async_file_t *q = calloc(1, sizeof *q);
-  if (q != NULL)
-    q->end_comm = MPI_COMM_NULL;
-  int rc = q == NULL ? darray__err(msg, DARRAY_ENOMEM, "out of memory")
-                     : DARRAY_SUCCESS;
-  if (f->async_mode == DARRAY_ASYNC_FILES) {
-    MPI_Comm end = MPI_COMM_NULL;
-    darray__coll(); /* the dup (agree.h): every process makes it */
-    if (MPI_Comm_dup(f->comm, &end) != MPI_SUCCESS) {
-      end = MPI_COMM_NULL;
-      if (rc == DARRAY_SUCCESS)
-        rc = darray__err(msg, DARRAY_EMPI, "MPI_Comm_dup failed");
-    }
-    if (q != NULL)
-      q->end_comm = end;
-    else if (end != MPI_COMM_NULL)
-      MPI_Comm_free(&end);
-    rc = darray__agree(f->comm, rc, msg);
-  }
-  if (rc != DARRAY_SUCCESS) {
-    if (q != NULL && q->end_comm != MPI_COMM_NULL)
-      MPI_Comm_free(&q->end_comm);
-    free(q);
-    return rc;
-  }
+  if (q == NULL)
+    return darray__err(msg, DARRAY_ENOMEM, "out of memory");
   q->mode = f->async_mode;
+  q->end_comm = q->begin_comm = MPI_COMM_NULL;
   q->lazy = q->mode == DARRAY_ASYNC_THREAD && f->hints.async_start == 1;
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->work, NULL);
   pthread_cond_init(&q->done, NULL);
+  if (q->mode == DARRAY_ASYNC_FILES) {
+    int rc = darray__files_setup(f, q, msg);
+    if (rc != DARRAY_SUCCESS) {
+      pthread_mutex_destroy(&q->mu);
+      pthread_cond_destroy(&q->work);
+      pthread_cond_destroy(&q->done);
+      free(q);
+      return rc;
+    }
+  }
   f->async = q;
   f->hooks[DARRAY_HOOKS_REQUESTS] = async_hooks;
   return DARRAY_SUCCESS;
@@ -84,11 +74,14 @@ const char *darray__async_text(const darray_file_s_t *f) {
            "operation on one array whose boxes stay apart); the program "
            "computes meanwhile";
   case DARRAY_ASYNC_FILES:
-    return "files (below MPI_THREAD_MULTIPLE): agreement when posted; "
+    return "files (below MPI_THREAD_MULTIPLE): a post waits for no other "
+           "process: its agreement is a nonblocking collective, progressed "
+           "by every later post, test, wait or sync of the process; then "
            "direct and sieve transfers on the posix and subfiles back ends "
-           "in a thread of the file (the planner chooses among them), other "
-           "transfers when posted; the final agreement is progressed by "
-           "test and wait";
+           "run in a thread of the file (the planner chooses among them), "
+           "other transfers, section begins and failures in the file's wait "
+           "(waits on different files in one order on every process); the "
+           "final agreement is progressed by test and wait";
   default:
     return "none (MPI_THREAD_SINGLE or darray_async=none): requests run "
            "when posted";
@@ -166,33 +159,9 @@ static void own_copies(async_file_t *q, async_req_t *r, const darray_s_t *a,
   q->held += bytes;
 }
 
-/* files: whether r's transfer calls no MPI, so that it may run in the
- * I/O thread while the program's thread calls MPI: an independent
- * strategy on a back end whose transfers are local (posix, subfiles) */
-static bool mpi_free(const xcall_t *c) {
-  return !c->x.strategy->collective && c->x.f->io.ops->local &&
-         !darray__format_after_collective(c->x.f, c->member, c->x.write,
-                                          !c->section);
-}
-
-/* files: the requests before r whose bytes r's may meet, one of them a
- * write, complete first. Below MPI_THREAD_MULTIPLE nothing orders one
- * process's background transfer after another's but the final agreement
- * of the earlier request, so r waits for it (with a thread, each request
- * ends with its agreement before the next begins). The same decision on
- * every process: the extents come from the descriptions. */
-static void after_hazards(async_file_t *q, async_req_t *r) {
-  async_req_t *last = NULL;
-  for (async_req_t *p = q->head; p != r; p = p->next)
-    if (darray__async_state(q, p) != R_DONE &&
-        (p->c.x.write || r->c.x.write) && p->lo < r->hi && r->lo < p->hi)
-      last = p;
-  if (last != NULL)
-    darray__async_advance(q, last, true);
-}
-
-/* Begin r (files, none: collective, in the program's thread) and start
- * what may run in the background. */
+/* Start r: under thread, give it to the I/O thread; under files, begin
+ * it without waiting for the other processes (async_files.c); under none,
+ * run it to its end. */
 static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
   xcall_t *c = &r->c;
   if (q->mode == DARRAY_ASYNC_THREAD) {
@@ -203,40 +172,18 @@ static void start(darray_file_t f, async_file_t *q, async_req_t *r) {
     }
     return;
   }
-  if (r->sync) { /* files: fsync in the thread; else now, in order */
-    if (q->mode == DARRAY_ASYNC_FILES && f->io.ops->local &&
-        darray__async_hand_over(q, r))
-      return;
-    darray__async_idle(f);
-    r->rc = darray__async_sync_file(c);
-    if (q->mode == DARRAY_ASYNC_FILES) {
-      darray__async_set_state(q, r, R_RAN);
-      return;
-    }
-    r->rc = darray__agree(f->comm, r->rc, c->x.msg);
-    darray__async_set_state(q, r, R_DONE);
+  if (q->mode == DARRAY_ASYNC_FILES) {
+    darray__files_post(f, q, r);
     return;
   }
-  c->x.background = q->mode == DARRAY_ASYNC_FILES;
-  if (q->mode == DARRAY_ASYNC_FILES)
-    after_hazards(q, r);
-  int rc = darray__xcall_begin(c);
-  if (rc == DARRAY_SUCCESS && q->mode == DARRAY_ASYNC_FILES &&
-      mpi_free(c) && darray__async_hand_over(q, r))
-    return;
-  if (rc == DARRAY_SUCCESS) {
-    darray__async_idle(f); /* after the transfers queued before it */
-    rc = darray__xcall_run(c);
+  if (r->sync) {
+    r->rc = darray__agree(f->comm, darray__async_sync_file(c), c->x.msg);
+  } else {
+    int rc = darray__xcall_begin(c);
+    if (rc == DARRAY_SUCCESS)
+      rc = darray__xcall_run(c);
+    r->rc = darray__xcall_end(c, rc);
   }
-  if (q->mode == DARRAY_ASYNC_FILES && c->x.strategy != NULL &&
-      !darray__format_after_collective(f, c->member, c->x.write,
-                                       !c->section)) {
-    r->rc = rc;
-    /* its final agreement comes at completion */
-    darray__async_set_state(q, r, R_RAN);
-    return;
-  }
-  r->rc = darray__xcall_end(c, rc);
   darray__async_set_state(q, r, R_DONE);
 }
 
@@ -274,12 +221,14 @@ int darray__async_post(darray_file_t f, darray_t a, void *buf, bool write,
   }
   if (rc == DARRAY_SUCCESS && req == NULL)
     rc = darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
+  if (rc == DARRAY_SUCCESS) /* files: every file's begins move on */
+    darray__files_progress(f->async);
   if (rc == DARRAY_SUCCESS && f->async == NULL) { /* the post's collectives */
     int64_t *prev = darray__coll_into(&r->c.x.stats.collectives);
     rc = async_setup(f, f->errmsg);
     darray__coll_into(prev);
   }
-  if (rc != DARRAY_SUCCESS) { /* local (documented), or agreed (setup) */
+  if (rc != DARRAY_SUCCESS) { /* local (documented) */
     if (rc == DARRAY_ENOMEM && r == NULL)
       darray__err(f->errmsg, rc, "out of memory");
     free(r);
@@ -310,6 +259,7 @@ int darray__async_isync(darray_file_t f, darray_request_t *req) {
     return rc; /* no usable handle or no MPI: cannot agree (documented) */
   if (req == NULL)
     return darray__err(f->errmsg, DARRAY_ENULL, "req is NULL");
+  darray__files_progress(f->async);
   if (f->async == NULL && (rc = async_setup(f, f->errmsg)) != DARRAY_SUCCESS)
     return rc;
   async_req_t *r = calloc(1, sizeof *r);

@@ -19,11 +19,14 @@
  *           darray_async_start = wait, a wait runs the requests nothing has
  *           started in the program's thread instead (after what the I/O
  *           thread was given: darray__async_run_here);
- *   files:  the program's thread begins the call when it is posted; the
+ *   files:  the program's thread begins the call when it is posted, its
+ *           agreement a nonblocking collective that later calls progress
+ *           (async_files.c, which says what waits for the file's wait); the
  *           I/O thread runs it when its strategy calls no MPI (direct and
  *           sieve on the posix and subfiles back ends: io_ops_t.local),
- *           else the program's thread runs it then; the final agreement
- *           is a nonblocking collective on a communicator of its own,
+ *           else the program's thread runs it in its wait; the final
+ *           agreement is a nonblocking collective on a communicator of
+ *           its own,
  *           posted in request order by wait and test and progressed by
  *           them;
  *   none:   the call runs to its end when posted.
@@ -38,6 +41,7 @@
 #ifndef DARRAYIO_ASYNC_H
 #define DARRAYIO_ASYNC_H
 
+#include "agree.h"
 #include "xfer.h"
 
 typedef struct async_file async_file_t;
@@ -98,7 +102,9 @@ DARRAY_HIDDEN void darray__async_hold(bool on);
  * message sent to the others, as darray__agree does (error.c). */
 typedef struct nbagree {
   int phase; /* 0 not posted, 1 reducing, 2 telling, 3 done */
-  int64_t in, out;
+  int nv;    /* values checked equal with the code (a begin's, below) */
+  int64_t in[1 + 2 * DARRAY_AGREE_EACH_VALS], out[1 + 2 * DARRAY_AGREE_EACH_VALS];
+  int bad;   /* DARRAY_EINCONSISTENT: the first value that differs */
   MPI_Request req;
   MPI_Request *tell; /* the message: sends (the failing rank) or 1 receive */
   int ntell;
@@ -108,9 +114,14 @@ typedef struct nbagree {
   char text[DARRAY_ERRMSG_LEN - 64];
 } nbagree_t;
 
-/* Post the agreement on code over comm. */
+/* Post the agreement on code over comm; vals[0..nv) (nv <=
+ * DARRAY_AGREE_EACH_VALS; NULL when nv = 0) are checked equal on every
+ * process as darray__agree_check does: when every process succeeded but
+ * one value differs, the agreed code is DARRAY_EINCONSISTENT and g->bad
+ * its index. */
 DARRAY_HIDDEN void darray__nbagree_post(nbagree_t *g, MPI_Comm comm,
-                                        int code);
+                                        int code, const int64_t *vals,
+                                        int nv);
 /* Progress it; *done when complete: the agreed code is returned and msg
  * (this process's message, if it failed) gets the failing rank's message
  * on the others. block: until done. */

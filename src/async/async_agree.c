@@ -24,13 +24,22 @@
 
 #define TAG_TELL 1
 
-void darray__nbagree_post(nbagree_t *g, MPI_Comm comm, int code) {
+void darray__nbagree_post(nbagree_t *g, MPI_Comm comm, int code,
+                          const int64_t *vals, int nv) {
   int rank;
   MPI_Comm_rank(comm, &rank);
   g->code = code;
-  g->in = ((int64_t)(-code) << 32) | (int64_t)(INT32_MAX - rank);
+  g->nv = nv;
+  g->bad = -1;
+  /* error.c's encoding: the code and rank, the values, their complements
+   * (whose maxima give each value's maximum and minimum) */
+  g->in[0] = ((int64_t)(-code) << 32) | (int64_t)(INT32_MAX - rank);
+  for (int i = 0; i < nv; i++) {
+    g->in[1 + i] = vals[i];
+    g->in[1 + nv + i] = ~vals[i];
+  }
   g->phase = 1;
-  if (MPI_Iallreduce(&g->in, &g->out, 1, MPI_INT64_T, MPI_MAX, comm,
+  if (MPI_Iallreduce(g->in, g->out, 1 + 2 * nv, MPI_INT64_T, MPI_MAX, comm,
                      &g->req) != MPI_SUCCESS) {
     g->phase = 3; /* this process alone: the others may wait (as error.c) */
     g->code = DARRAY_EMPI;
@@ -39,13 +48,19 @@ void darray__nbagree_post(nbagree_t *g, MPI_Comm comm, int code) {
 
 /* The reduction is complete: the failing rank tells the others. */
 static int start_telling(nbagree_t *g, MPI_Comm comm, const char *msg) {
-  int agreed = (int)-(g->out >> 32);
+  int agreed = (int)-(g->out[0] >> 32);
   int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
-  g->who = INT32_MAX - (int)(g->out & 0xffffffff);
+  g->who = INT32_MAX - (int)(g->out[0] & 0xffffffff);
   g->failed_here = g->code != DARRAY_SUCCESS;
   g->code = agreed;
+  for (int i = 0; i < g->nv && agreed == DARRAY_SUCCESS; i++)
+    if (g->out[1 + i] != ~g->out[1 + g->nv + i]) { /* every process sees it */
+      g->bad = i;
+      g->code = DARRAY_EINCONSISTENT;
+      return 3;
+    }
   if (agreed == DARRAY_SUCCESS || P == 1)
     return 3;
   int want = rank == g->who ? P - 1 : 1, err = MPI_SUCCESS;

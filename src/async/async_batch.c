@@ -36,9 +36,10 @@
  * while the others may: a second failure at once, as darray__agree_first
  * says, cannot be made safe.
  *
- * darray_async = files does not batch: its begins run at post, each in
+ * darray_async = files does not batch: its begins start at post, each in
  * the program's thread before the post returns (so that its transfer can
- * start at once), when later posts are not known; its end agreements are
+ * start as soon as its agreement completes), when later posts are not
+ * known; its end agreements are
  * nonblocking collectives posted in request order by darray_test as well
  * as by the waits, and darray_test may be called on one process and not
  * on another, so which requests' agreements are still unposted at a

@@ -17,8 +17,7 @@
 
 /* The program's thread waits for the file's thread (darray__wait_program:
  * the I/O threads then poll without sleeping). */
-void darray__async_idle(darray_file_t f) {
-  async_file_t *q = f->async;
+void darray__async_thread_idle(async_file_t *q) {
   if (q == NULL || !q->thread_on)
     return;
   darray__wait_program(true);
@@ -31,6 +30,19 @@ void darray__async_idle(darray_file_t f) {
     pthread_cond_wait(&q->done, &q->mu);
   pthread_mutex_unlock(&q->mu);
   darray__wait_program(false);
+}
+
+/* Before a collective call on f: under files, its requests complete
+ * first (what waited for the file's wait runs now, in request order, as
+ * the call's own collectives would); else the thread finishes. */
+void darray__async_idle(darray_file_t f) {
+  async_file_t *q = f->async;
+  if (q != NULL && q->mode == DARRAY_ASYNC_FILES) {
+    darray__files_ready(q, true); /* before the call's collectives */
+    if (q->tail != NULL)
+      darray__async_advance(q, q->tail, true);
+  }
+  darray__async_thread_idle(q);
 }
 
 static void wait_state(async_file_t *q, async_req_t *r) {
@@ -69,12 +81,19 @@ static async_req_t *find(async_file_t *q, darray_request_t id) {
  * caller has advanced every earlier request first. */
 static void agree_step(async_file_t *q, async_req_t *r, bool block) {
   xcall_t *c = &r->c;
+  if (darray__async_state(q, r) < R_QUEUED) { /* not yet started */
+    if (!block)
+      return;
+    darray__files_step(q, r, true); /* every earlier one has completed */
+  }
   if (darray__async_state(q, r) == R_QUEUED) { /* the thread has it */
     if (!block)
       return;
     wait_state(q, r);
   }
   int st = darray__async_state(q, r); /* the thread is done with r */
+  if (st == R_RAN && !darray__files_ready(q, block))
+    return; /* its communicator is not made yet */
   if (st == R_RAN) {
     bool agree = true;
     int rc = r->sync ? r->rc : darray__xcall_end_local(c, r->rc, &agree);
@@ -87,7 +106,7 @@ static void agree_step(async_file_t *q, async_req_t *r, bool block) {
       c->x.f->rounds++;
       c->x.stats.collectives++;
     }
-    darray__nbagree_post(&r->ag, q->end_comm, rc);
+    darray__nbagree_post(&r->ag, q->end_comm, rc, NULL, 0);
     darray__async_set_state(q, r, st = R_AGREEING);
   }
   if (st == R_AGREEING) {
@@ -189,6 +208,7 @@ int darray__async_wait(darray_file_t f, darray_request_t *req) {
   int rc = lookup(f, req, &r);
   if (rc != DARRAY_SUCCESS || r == NULL)
     return rc;
+  darray__files_progress(f->async); /* files: every file's begins */
   darray__async_advance(f->async, r, true);
   *req = DARRAY_REQUEST_NULL;
   return collect(f->async, r);
@@ -208,6 +228,7 @@ int darray__async_test(darray_file_t f, darray_request_t *req, int *flag) {
     return DARRAY_SUCCESS;
   }
   darray__async_release(f->async); /* a test lets the queued ones start */
+  darray__files_progress(f->async); /* files: every file's begins */
   darray__async_advance(f->async, r, false);
   if (darray__async_state(f->async, r) != R_DONE)
     return DARRAY_SUCCESS;
@@ -263,8 +284,12 @@ int darray__async_finish(darray_file_t f, bool collect_all, char *msg) {
     return res;
   if (q->thread_on)
     let_go(q);
-  if (q->mode == DARRAY_ASYNC_FILES)
+  if (q->mode == DARRAY_ASYNC_FILES) {
+    darray__files_forget(q);
+    darray__files_ready(q, true);
+    MPI_Comm_free(&q->begin_comm);
     MPI_Comm_free(&q->end_comm);
+  }
   pthread_mutex_destroy(&q->mu);
   pthread_cond_destroy(&q->work);
   pthread_cond_destroy(&q->done);
@@ -278,6 +303,8 @@ void darray__async_drop(darray_file_t f) {
   if (q == NULL)
     return;
   f->async = NULL;
+  if (q->mode == DARRAY_ASYNC_FILES)
+    darray__files_forget(q);
   if (q->thread_on) {
     pthread_mutex_lock(&q->mu);
     bool busy = q->queued > 0;

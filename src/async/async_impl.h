@@ -18,6 +18,8 @@
 /* A request's progress. */
 enum {
   R_NEW,      /* posted, not yet begun or handed over */
+  R_BEGINNING, /* files: the begin's agreement is posted (async_files.c) */
+  R_BEGUN,    /* files: agreed on; its transfer not yet started */
   R_QUEUED,   /* the I/O thread has its work to do */
   R_RAN,      /* files: transferred, the final agreement still to come */
   R_AGREEING, /* files: the final agreement is posted */
@@ -36,6 +38,12 @@ typedef struct async_req {
   int state;          /* R_*: under the file's mutex while queued */
   int rc;
   nbagree_t ag;
+  /* files, a request begun without blocking (async_files.c): its begin's
+   * agreement, the values it checks, the result before the plan */
+  nbagree_t bg;
+  int64_t vals[DARRAY_AGREE_EACH_VALS];
+  int pre;
+  bool failed_begin; /* its agreement failed: what follows it waits */
   struct async_req *next;
   int64_t order; /* its place among the file's posts, 1, 2, ... */
 } async_req_t;
@@ -56,6 +64,13 @@ struct async_file {
   bool lazy;
   int64_t held;             /* bytes of buffered copies */
   MPI_Comm end_comm;        /* files: the final agreements */
+  /* files (async_files.c): the begins' agreements, on a communicator of
+   * their own; both made by MPI_Comm_idup at the first post, usable once
+   * dups[] complete (ready) */
+  MPI_Comm begin_comm;
+  MPI_Request dups[2];
+  bool ready;
+  struct async_file *next_file; /* the process's files below MULTIPLE */
 };
 
 /* The I/O thread and what runs a request (async_thread.c): the back
@@ -66,6 +81,9 @@ struct async_file {
 DARRAY_HIDDEN int darray__async_sync_file(xcall_t *c);
 DARRAY_HIDDEN int darray__async_execute(int mode, xcall_t *c, bool sync);
 DARRAY_HIDDEN bool darray__async_hand_over(async_file_t *q, async_req_t *r);
+/* The program's thread waits until the file's I/O thread has nothing
+ * left to do (async_complete.c). */
+DARRAY_HIDDEN void darray__async_thread_idle(async_file_t *q);
 /* Let the thread start every request posted so far (async_thread.c). */
 DARRAY_HIDDEN void darray__async_release(async_file_t *q);
 /* A count the tests read (darray__async_merged, darray__async_ran_here),
@@ -134,5 +152,24 @@ DARRAY_HIDDEN bool darray__merge_follows(const async_req_t *first,
 /* Returns whether one access moved them all (async_batch.c reads a
  * merged read that met the file's end again, request by request). */
 DARRAY_HIDDEN bool darray__async_merge(async_req_t **b, int n, int *rcs);
+
+/* files: posts without waiting for the other processes (async_files.c).
+ * setup: the file's communicators (MPI_Comm_idup: nonblocking); post:
+ * start r (begin's local half and agreement posted, or left for the
+ * file's wait); step: carry every request of q up to last as far as it
+ * goes without blocking (last NULL: all), or, block, until last has begun
+ * and its transfer has started (in the program's thread if it calls MPI);
+ * progress: step every file of this process (below MPI_THREAD_MULTIPLE;
+ * else only q); forget: q leaves that list (its close). */
+DARRAY_HIDDEN int darray__files_setup(darray_file_t f, async_file_t *q,
+                                      char *msg);
+DARRAY_HIDDEN void darray__files_post(darray_file_t f, async_file_t *q,
+                                      async_req_t *r);
+DARRAY_HIDDEN void darray__files_step(async_file_t *q, async_req_t *last,
+                                      bool block);
+DARRAY_HIDDEN void darray__files_progress(async_file_t *q);
+/* Whether q's communicators are usable (block: wait until they are). */
+DARRAY_HIDDEN bool darray__files_ready(async_file_t *q, bool block);
+DARRAY_HIDDEN void darray__files_forget(async_file_t *q);
 
 #endif /* DARRAYIO_ASYNC_IMPL_H */

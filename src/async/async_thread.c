@@ -254,7 +254,8 @@ bool darray__async_hand_over(async_file_t *q, async_req_t *r) {
   r->state = R_QUEUED;
   q->queued++;
   if (!q->lazy || r->sync) { /* a sync is a wait for what came before */
-    q->go = r->order;
+    if (r->order > q->go) /* files hands requests over out of order */
+      q->go = r->order;
     pthread_cond_signal(&q->work); /* else it would wake for nothing */
   }
   pthread_mutex_unlock(&q->mu);

@@ -175,13 +175,21 @@ static void writes_and_reads(const char *dir, const char *hints,
   volatile double s = work(buf[0], nbytes / 8);
   (void)s;
   int flag = 0, codes[6];
+  /* below MPI_THREAD_MULTIPLE a transfer that calls MPI (two-phase, the
+   * mpiio back end) runs in its wait, never in a test (issue 39): such a
+   * request stays pending under test */
+  int level = MPI_THREAD_SINGLE; /* files needs MPI_THREAD_FUNNELED */
+  MPI_Query_thread(&level);
+  bool in_wait = strcmp(mode, "files") == 0 && hi >= 3 &&
+                 level >= MPI_THREAD_FUNNELED;
   double t0 = MPI_Wtime(); /* a guard against a hang, not a timing */
-  while (!flag && MPI_Wtime() - t0 < 120) {
+  for (int k = 0; !flag && MPI_Wtime() - t0 < 120 && !(in_wait && k >= 50);
+       k++) {
     TU_OK(darray_test(f, &req[0], &flag));
     sched_yield();
   }
-  TU_CHECK(flag == 1);
-  TU_EQ_I64(req[0], DARRAY_REQUEST_NULL);
+  TU_CHECK(flag == !in_wait);
+  TU_EQ_I64(req[0] == DARRAY_REQUEST_NULL, !in_wait);
   snprintf(what, sizeof what, "mode %s hints %d: wait_all", mode, hi);
   if (!TU_OK(darray_wait_all(f, 6, req, codes)))
     fprintf(stderr, "%s: %s\n", what, darray_file_errmsg(f));
