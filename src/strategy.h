@@ -58,7 +58,9 @@ typedef struct xfer {
    * read whose CRC is checked (src/format), under a strategy whose entry
    * says crc_share: its run feeds this process's share of the CRC from the
    * bytes it writes, or has read (darray__xfer_crc, crc/crc_share.h);
-   * NULL otherwise. The CRC room's (crc/crc.h): a strategy passes x to
+   * a checked read under another strategy: the owners' runs, which the run
+   * may have fed as they arrived (darray__xfer_crc_through); NULL
+   * otherwise. The CRC room's (crc/crc.h): a strategy passes x to
    * crc_share.h's calls and never looks inside */
   struct crc_share *crc;
   /* a blocking whole-array call whose remembered plan is proven and whose
@@ -189,7 +191,9 @@ static inline int64_t darray__access_most(const access_t *acc) {
  *    run feeds the CRC from the bytes this process writes (x->crc), where
  *    they are contiguous (two-phase's aggregators: their chunks), and on
  *    a whole-array read whose CRC is checked, from the bytes it read, as
- *    read; other strategies leave it to the owners' runs (src/format);
+ *    read; other strategies leave it to the owners' runs (src/format),
+ *    which sieve and mapped feed window slice by window slice as they
+ *    copy them out (darray__xfer_crc_through);
  *  - unmerged: not a candidate for a merged access (src/async/async_merge.c:
  *    B arrays' cells in one call), and refused there when a hint forces
  *    it;

@@ -51,6 +51,7 @@ case $name in
   test_faults) nps="2 3" ;;
   test_faults_ext) nps="2 3" ;;
   test_format_faults) nps="1 2 3" ;;
+  test_crc_slices) nps="1 2 3" ;; # P = 3: runs and slices out of step
   test_format_numpy) nps="1 3" ;; # P = 3: two ranks own no scalar
   test_badinput) nps="2 4" ;; # P = 4: a square grid for MULTIPARTITION rows
   test_large) nps="1 2" ;; # its 4 GiB part (check-long) runs at 2

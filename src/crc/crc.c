@@ -111,6 +111,17 @@ void darray__crc_acc_addv(crc_acc_t *acc, int64_t off,
   acc->pos = off + total;
 }
 
+void darray__crc_acc_add_pieces(crc_acc_t *acc, const crc_piece_t *pc,
+                                int n) {
+  if (n <= 0)
+    return;
+  if (acc->r == 0)
+    acc->pos = pc[0].off;
+  acc->r = darray__crc_feed_pieces(skip(acc, acc->r, pc[0].off - acc->pos),
+                                   pc, n);
+  acc->pos = pc[n - 1].off + pc[n - 1].n;
+}
+
 uint32_t darray__crc_acc_end(const crc_acc_t *acc, int64_t len) {
   return darray__crc_shift(acc->r, len - acc->pos);
 }

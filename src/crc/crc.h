@@ -28,6 +28,12 @@ DARRAY_HIDDEN uint32_t darray__crc_shift(uint32_t c, int64_t n);
 DARRAY_HIDDEN uint32_t darray__crc_zeros(int64_t n);
 /* CRC-32 of n bytes. */
 DARRAY_HIDDEN uint32_t darray__crc_bytes(const void *p, int64_t n);
+/* A piece of a message: n bytes at p, at message offset off. */
+typedef struct crc_piece {
+  int64_t off;
+  const void *p;
+  int64_t n;
+} crc_piece_t;
 /* R of a message whose pieces are added in increasing offset order. */
 typedef struct crc_acc {
   uint32_t r;  /* R of bytes [0, pos) with what was added in place */
@@ -45,6 +51,10 @@ DARRAY_HIDDEN void darray__crc_acc_addv(crc_acc_t *acc, int64_t off,
                                         const struct iovec *iov, int n,
                                         int64_t total);
 /* R of the whole message of length len >= acc->pos. */
+/* Add the n pieces pc (format above: offsets increasing, zeros between
+ * them), pc[0].off >= acc->pos. */
+DARRAY_HIDDEN void darray__crc_acc_add_pieces(crc_acc_t *acc,
+                                              const crc_piece_t *pc, int n);
 DARRAY_HIDDEN uint32_t darray__crc_acc_end(const crc_acc_t *acc,
                                            int64_t len);
 /* CRC-32 of a member: its header's CRC, the XOR of its data's R and the
@@ -64,6 +74,19 @@ DARRAY_HIDDEN uint32_t darray__crc_feed_zlib(uint32_t r, const void *p,
  * wide path, else piece by piece. */
 DARRAY_HIDDEN uint32_t darray__crc_feed_vec(uint32_t r,
                                             const struct iovec *iov, int n);
+/* The register after feeding the n pieces pc (offsets increasing, none
+ * overlapping, zeros between them) from register r at pc[0].off: with one
+ * folding state across pieces and gaps on the wide path (a gap of whole
+ * blocks costs one fold), else piece by piece (_narrow). */
+DARRAY_HIDDEN uint32_t darray__crc_feed_pieces(uint32_t r,
+                                               const crc_piece_t *pc, int n);
+DARRAY_HIDDEN uint32_t darray__crc_feed_pieces_narrow(uint32_t r,
+                                                      const crc_piece_t *pc,
+                                                      int n);
+/* The constants that fold a 128-bit lane over d more bits (d a multiple
+ * of 8, at least 8): refl_32(x^(d+63) mod P) << 32, refl_32(x^(d-1) mod P)
+ * << 32 (the wide path's zeros; crc_clmul_k[8..9] for d = 2048). */
+DARRAY_HIDDEN void darray__crc_fold_consts(int64_t d, uint64_t c[2]);
 /* Only where darray__crc_wide_available() (AVX-512 and VPCLMULQDQ): the
  * same on 512-bit registers. */
 DARRAY_HIDDEN uint32_t darray__crc_feed_wide(uint32_t r, const void *p,
@@ -90,13 +113,18 @@ DARRAY_HIDDEN extern const uint64_t darray__crc_clmul_k[10];
  *  - THREAD: a thread beside the write feeds it from the owners' runs in
  *    the caller's buffer, which the write only reads (blocking calls, when
  *    the node has a core to spare or darray_crc_thread says so);
- *  - AFTER: the owners' runs, after the write, in the calling thread. */
+ *  - AFTER: the owners' runs, after the write, in the calling thread;
+ *  - RUNS (a checked read by a strategy without crc_share): the owners'
+ *    runs, fed as the strategy says they have arrived
+ *    (darray__xfer_crc_through: sieve's and mapped's windows), the rest
+ *    after the run. */
 enum { CRC_SHARE_NONE = 0, CRC_SHARE_STRATEGY, CRC_SHARE_THREAD,
-       CRC_SHARE_AFTER };
+       CRC_SHARE_AFTER, CRC_SHARE_RUNS };
 typedef struct crc_share {
   int how;          /* CRC_SHARE_* */
   int64_t lo, len;  /* the member's data: file offset, bytes */
-  crc_acc_t acc;    /* STRATEGY: what was fed, at member offsets */
+  crc_acc_t acc;    /* STRATEGY, RUNS: what was fed, at member offsets */
+  int64_t fed;      /* RUNS: the runs before this file offset were fed */
   bool lost;        /* STRATEGY: bytes not the call's were written */
   /* THREAD: the job and its result */
   const struct darray_s *view;
@@ -117,6 +145,9 @@ DARRAY_HIDDEN void darray__crc_share_join(crc_share_t *sh);
 DARRAY_HIDDEN int darray__crc_runs(const struct darray_s *view,
                                           const char *buf, int64_t data_off,
                                           int64_t data_len, uint32_t *r);
+/* RUNS: the runs not fed yet, then this process's share of R(data) into
+ * *r; an error of any feed (out of memory). */
+DARRAY_HIDDEN int darray__crc_runs_end(crc_share_t *sh, uint32_t *r);
 /* This process's share of R(data) of the bytes bytes at file offset
  * offset (a member's data), read from the file: an equal slice per
  * process, through a buffer of bufsize bytes. */

@@ -71,6 +71,8 @@ const uint64_t darray__crc_clmul_k[10] = {K_575, K_511, K_191, K_127,
  * the narrow one: 256 bytes). */
 #define WIDE_MIN 1024
 
+static const unsigned char zero_block[256];
+
 uint32_t darray__crc_feed_zlib(uint32_t r, const void *p, int64_t n) {
 #ifdef HAVE_ZLIB
   uLong c = r ^ F32;
@@ -183,11 +185,22 @@ WIDE_TARGET static inline __m512i fold_wide(__m512i a, __m512i k, __m512i b) {
 }
 
 /*
- * A vector of pieces that follow one another in the message, fed with one
+ * A stream of pieces at increasing places in the message, fed with one
  * folding state across them: pieces are folded in place 256 bytes at a
  * time, what straddles two pieces goes through a 256-byte block, and the
  * state is reduced once at the end (two-phase's vector writes: pieces of
- * a few hundred bytes, each of which would otherwise pay a reduction).
+ * a few hundred bytes, each of which would otherwise pay a reduction; a
+ * process's runs of a checked read: the same, with the other processes'
+ * runs between them as zeros).
+ *
+ * Zeros between pieces: up to the next block boundary through the block;
+ * whole blocks of them, once the state has started, are kept pending and
+ * crossed by the next block's fold: its registers fold over D = 2048 (k +
+ * 1) bits instead of 2048 for k pending blocks (constants e = D + 63 and
+ * D - 1, computed for the last k seen: a regular distribution's gaps have
+ * one length), so a gap costs no more than the block after it (as when
+ * the message goes on D bits, the state's polynomial is multiplied by
+ * x^D).
  */
 typedef struct wide_stream {
   __m512i a[4];
@@ -195,7 +208,25 @@ typedef struct wide_stream {
   uint32_t r;
   unsigned char blk[256];
   int nb;
+  int64_t pend;    /* zero blocks not folded over yet */
+  int64_t kblocks; /* the blocks kfold folds over; 0: none yet */
+  __m512i kfold;
 } wide_stream_t;
+
+/* The constants that fold over k blocks (256 k bytes). */
+WIDE_TARGET static __m512i wide_k(wide_stream_t *s, int64_t k) {
+  if (k == 1)
+    return _mm512_broadcast_i32x4(
+        _mm_set_epi64x((long long)K_2047, (long long)K_2111));
+  if (k != s->kblocks) {
+    uint64_t c[2];
+    darray__crc_fold_consts(8 * 256 * k, c);
+    s->kfold = _mm512_broadcast_i32x4(
+        _mm_set_epi64x((long long)c[1], (long long)c[0]));
+    s->kblocks = k;
+  }
+  return s->kfold;
+}
 
 WIDE_TARGET static void wide_block(wide_stream_t *s, const unsigned char *q) {
   if (!s->started) {
@@ -208,46 +239,94 @@ WIDE_TARGET static void wide_block(wide_stream_t *s, const unsigned char *q) {
     s->started = true;
     return;
   }
-  __m512i k = _mm512_broadcast_i32x4(
-      _mm_set_epi64x((long long)K_2047, (long long)K_2111));
+  __m512i k = wide_k(s, 1 + s->pend);
+  s->pend = 0;
   for (int i = 0; i < 4; i++)
     s->a[i] = fold_wide(s->a[i], k, _mm512_loadu_si512(q + 64 * i));
+}
+
+WIDE_TARGET static void wide_init(wide_stream_t *s, uint32_t r) {
+  s->started = false;
+  s->r = r;
+  s->nb = 0;
+  s->pend = 0;
+  s->kblocks = 0;
+  s->kfold = _mm512_setzero_si512();
+}
+
+WIDE_TARGET static void wide_bytes(wide_stream_t *s, const unsigned char *p,
+                                   int64_t len) {
+  while (len > 0) {
+    if (s->nb == 0 && len >= 256) {
+      wide_block(s, p);
+      p += 256;
+      len -= 256;
+      continue;
+    }
+    int64_t take = 256 - s->nb < len ? 256 - s->nb : len;
+    memcpy(s->blk + s->nb, p, (size_t)take);
+    s->nb += (int)take;
+    p += take;
+    len -= take;
+    if (s->nb == 256) {
+      wide_block(s, s->blk);
+      s->nb = 0;
+    }
+  }
+}
+
+WIDE_TARGET static void wide_zeros(wide_stream_t *s, int64_t g) {
+  if (s->nb == 0 && s->started && g >= 256) {
+    s->pend += g / 256;
+    g %= 256;
+  }
+  while (g > 0) {
+    int64_t take = g < 256 - s->nb ? g : 256 - s->nb;
+    wide_bytes(s, zero_block, take);
+    g -= take;
+    if (s->nb == 0 && g >= 256) {
+      s->pend += g / 256;
+      g %= 256;
+    }
+  }
+}
+
+WIDE_TARGET static uint32_t wide_end(wide_stream_t *s) {
+  if (!s->started)
+    return darray__crc_feed(s->r, s->blk, s->nb);
+  if (s->pend > 0) { /* the zeros at the end: folded over alone */
+    __m512i k = wide_k(s, s->pend);
+    for (int i = 0; i < 4; i++)
+      s->a[i] = _mm512_xor_si512(_mm512_clmulepi64_epi128(s->a[i], k, 0x00),
+                                 _mm512_clmulepi64_epi128(s->a[i], k, 0x11));
+    s->pend = 0;
+  }
+  unsigned char state[256];
+  for (int i = 0; i < 4; i++)
+    _mm512_storeu_si512(state + 64 * i, s->a[i]);
+  uint32_t c = feed_clmul(0, state, 256);
+  return s->nb > 0 ? darray__crc_feed(c, s->blk, s->nb) : c;
 }
 
 WIDE_TARGET static uint32_t feed_wide_vec(uint32_t r, const struct iovec *iov,
                                           int n) {
   wide_stream_t s;
-  s.started = false;
-  s.r = r;
-  s.nb = 0;
+  wide_init(&s, r);
+  for (int i = 0; i < n; i++)
+    wide_bytes(&s, iov[i].iov_base, (int64_t)iov[i].iov_len);
+  return wide_end(&s);
+}
+
+WIDE_TARGET static uint32_t feed_wide_pieces(uint32_t r,
+                                             const crc_piece_t *pc, int n) {
+  wide_stream_t s;
+  wide_init(&s, r);
   for (int i = 0; i < n; i++) {
-    const unsigned char *p = iov[i].iov_base;
-    int64_t len = (int64_t)iov[i].iov_len;
-    while (len > 0) {
-      if (s.nb == 0 && len >= 256) {
-        wide_block(&s, p);
-        p += 256;
-        len -= 256;
-        continue;
-      }
-      int64_t take = 256 - s.nb < len ? 256 - s.nb : len;
-      memcpy(s.blk + s.nb, p, (size_t)take);
-      s.nb += (int)take;
-      p += take;
-      len -= take;
-      if (s.nb == 256) {
-        wide_block(&s, s.blk);
-        s.nb = 0;
-      }
-    }
+    if (i > 0)
+      wide_zeros(&s, pc[i].off - (pc[i - 1].off + pc[i - 1].n));
+    wide_bytes(&s, pc[i].p, pc[i].n);
   }
-  if (!s.started)
-    return darray__crc_feed(r, s.blk, s.nb);
-  unsigned char state[256];
-  for (int i = 0; i < 4; i++)
-    _mm512_storeu_si512(state + 64 * i, s.a[i]);
-  uint32_t c = feed_clmul(0, state, 256);
-  return s.nb > 0 ? darray__crc_feed(c, s.blk, s.nb) : c;
+  return wide_end(&s);
 }
 
 /* One buffer: a vector of one piece. */
@@ -278,6 +357,12 @@ static uint32_t feed_vec(uint32_t r, const struct iovec *iov, int n) {
   return r;
 }
 
+static uint32_t feed_pieces(uint32_t r, const crc_piece_t *pc, int n) {
+  if (darray__crc_wide_available())
+    return feed_wide_pieces(r, pc, n);
+  return darray__crc_feed_pieces_narrow(r, pc, n);
+}
+
 uint32_t darray__crc_feed_clmul(uint32_t r, const void *p, int64_t n) {
   if (n < CLMUL_MIN)
     return darray__crc_feed_zlib(r, p, n);
@@ -293,6 +378,10 @@ static uint32_t feed_vec(uint32_t r, const struct iovec *iov, int n) {
   for (int i = 0; i < n; i++)
     r = darray__crc_feed(r, iov[i].iov_base, (int64_t)iov[i].iov_len);
   return r;
+}
+
+static uint32_t feed_pieces(uint32_t r, const crc_piece_t *pc, int n) {
+  return darray__crc_feed_pieces_narrow(r, pc, n);
 }
 
 uint32_t darray__crc_feed_wide(uint32_t r, const void *p, int64_t n) {
@@ -338,4 +427,34 @@ uint32_t darray__crc_feed(uint32_t r, const void *p, int64_t n) {
 
 uint32_t darray__crc_feed_vec(uint32_t r, const struct iovec *iov, int n) {
   return feed_vec(r, iov, n);
+}
+
+uint32_t darray__crc_feed_pieces(uint32_t r, const crc_piece_t *pc, int n) {
+  return feed_pieces(r, pc, n);
+}
+
+/* The zeros between pieces: fed while short, else shifted over. */
+uint32_t darray__crc_feed_pieces_narrow(uint32_t r, const crc_piece_t *pc,
+                                        int n) {
+  for (int i = 0; i < n; i++) {
+    if (i > 0) {
+      int64_t g = pc[i].off - (pc[i - 1].off + pc[i - 1].n);
+      if (g > 0)
+        r = g <= 256 ? darray__crc_feed(r, zero_block, g)
+                     : darray__crc_shift(r, g);
+    }
+    r = darray__crc_feed(r, pc[i].p, pc[i].n);
+  }
+  return r;
+}
+
+/* refl_32(x^e mod P) for e = 8 m + j (j < 8): x^(8 m) times x^j. */
+static uint32_t xpow(int64_t e) {
+  return darray__crc_mulmod(darray__crc_shift(UINT32_C(0x80000000), e / 8),
+                            UINT32_C(0x80000000) >> (e % 8));
+}
+
+void darray__crc_fold_consts(int64_t d, uint64_t c[2]) {
+  c[0] = (uint64_t)xpow(d + 63) << 32;
+  c[1] = (uint64_t)xpow(d - 1) << 32;
 }

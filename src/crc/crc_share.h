@@ -28,5 +28,15 @@ DARRAY_HIDDEN void darray__xfer_crc_lost(xfer_t *x);
 DARRAY_HIDDEN bool darray__xfer_crc_fed(const xfer_t *x);
 DARRAY_HIDDEN void darray__xfer_crc_vec(xfer_t *x, int64_t foff,
                                         const struct iovec *iov, int n);
+/* A checked whole read by a strategy without crc_share: this process's
+ * runs up to file offset hi are in the call's buffer; their share of the
+ * CRC is fed now, while they are in the cache (runs before hi not fed yet,
+ * clipped at hi; nothing when the call has no such share). Calls come
+ * with increasing hi; what no call fed is fed after the run. */
+DARRAY_HIDDEN void darray__xfer_crc_through(xfer_t *x, int64_t hi);
+/* The file range a strategy copies out of a large window before it calls
+ * darray__xfer_crc_through, so that the runs copied are still in the
+ * cache (a core's 1 MiB L2 here holds half of it twice over). */
+#define DARRAY_CRC_SLICE (INT64_C(512) << 10)
 
 #endif /* DARRAYIO_CRC_SHARE_H */

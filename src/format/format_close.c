@@ -71,8 +71,10 @@ void darray__format_crc_begin(darray_file_t f, int i, xfer_t *x, bool whole,
   if (x->strategy->crc_share) { /* the same on every process */
     sh->how = CRC_SHARE_STRATEGY;
     x->crc = sh;
-  } else if (!x->write) { /* a checked read: the owners' runs after it */
-    sh->how = CRC_SHARE_AFTER;
+  } else if (!x->write) { /* a checked read: the owners' runs as they come */
+    sh->how = CRC_SHARE_RUNS;
+    sh->fed = INT64_MIN;
+    x->crc = sh;
   } else if (blocking && share_thread(f) && darray__crc_share_start(sh)) {
     sh->how = CRC_SHARE_THREAD;
   } else {
@@ -115,6 +117,8 @@ int darray__format_crc_after(darray_file_t f, int i, const struct darray_s *v,
   uint32_t part = 0;
   if (sh->how == CRC_SHARE_STRATEGY) /* the chunks this process read */
     part = darray__crc_acc_end(&sh->acc, sh->len);
+  else if (sh->how == CRC_SHARE_RUNS) /* what came, and the rest */
+    rc = darray__crc_runs_end(sh, &part);
   else
     rc = darray__crc_runs(v, buf, m->info.offset, m->info.bytes,
                                  &part);

@@ -55,6 +55,7 @@
  * extent) plus two run iterators, whatever the array size.
  */
 #include "sieve/sieve.h"
+#include "crc/crc_share.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -193,12 +194,25 @@ static int write_stretches(sieve_t *s, const window_t *w) {
   return rc;
 }
 
+/* A read window: its runs copied out slice by slice, each slice's runs
+ * fed to a checked read's CRC share while they are in the cache. */
 static int read_window(sieve_t *s, const window_t *w) {
-  if (w->pieces == 1)
-    return move_piece(s, &w->first, w->b0, w->b0 + (w->hi - w->lo));
-  int rc = darray__io_pread(&s->x->io, s->buf, w->hi - w->lo, w->lo);
-  if (rc == DARRAY_SUCCESS)
-    copy_window(s, w, false);
+  xfer_t *x = s->x;
+  if (w->pieces == 1) {
+    int rc = move_piece(s, &w->first, w->b0, w->b0 + (w->hi - w->lo));
+    if (rc == DARRAY_SUCCESS)
+      darray__xfer_crc_through(x, w->hi);
+    return rc;
+  }
+  int rc = darray__io_pread(&x->io, s->buf, w->hi - w->lo, w->lo);
+  for (int64_t lo = w->lo, hi; rc == DARRAY_SUCCESS && lo < w->hi;
+       lo = hi) { /* not lo + the slice: it may pass 2^63 - 1 */
+    hi = w->hi - lo < DARRAY_CRC_SLICE ? w->hi : lo + DARRAY_CRC_SLICE;
+    x->stats.bytes_copied += darray__layout_copy_window(
+        &x->a->d, x->sec, x->nsec, lo, hi, x->buf, s->buf + (lo - w->lo),
+        false);
+    darray__xfer_crc_through(x, hi);
+  }
   return rc;
 }
 

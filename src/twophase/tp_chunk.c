@@ -186,6 +186,29 @@ static int write_image_holes(tp_t *t, int64_t clo, int64_t chi, char *img) {
   return rc != DARRAY_SUCCESS ? rc : rc2;
 }
 
+static void next_part(tp_t *t, int64_t clo, int64_t chi);
+
+/* A part [clo, chi) read into its image img: its pieces copied out. A
+ * checked read's CRC share is fed slice by slice (DARRAY_CRC_SLICE), each
+ * slice just before its pieces are copied out, so that the copy reads the
+ * bytes the CRC brought into the cache instead of a second pass over the
+ * part from memory (the streams' positions move on per slice and are put
+ * back: the caller moves them over the whole part). */
+static void read_slices(tp_t *t, int64_t clo, int64_t chi, char *img) {
+  if (!darray__xfer_crc_fed(t->x)) {
+    image_copy(t, clo, chi, img, false);
+    return;
+  }
+  memcpy(t->cursor, t->spos, (size_t)t->P * sizeof *t->spos);
+  for (int64_t lo = clo, hi; lo < chi; lo = hi) { /* no lo + slice: 2^63 */
+    hi = chi - lo < DARRAY_CRC_SLICE ? chi : lo + DARRAY_CRC_SLICE;
+    darray__xfer_crc(t->x, lo, img + (lo - clo), hi - lo);
+    image_copy(t, lo, hi, img + (lo - clo), false);
+    next_part(t, lo, hi);
+  }
+  memcpy(t->spos, t->cursor, (size_t)t->P * sizeof *t->spos);
+}
+
 /* A part of the chunk through its image img: reads read the part's span
  * with its holes with one call; writes of a dense part write it with one
  * call. A part that holds no process's bytes (sections leave such gaps)
@@ -206,10 +229,8 @@ static void chunk_image(tp_t *t, int64_t clo, int64_t chi, char *img) {
     rc = darray__io_pwrite(io, img, chi - clo, clo);
   } else {
     rc = darray__io_pread(io, img, chi - clo, clo);
-    if (rc == DARRAY_SUCCESS) {
-      darray__xfer_crc(t->x, clo, img, chi - clo);
-      image_copy(t, clo, chi, img, false);
-    }
+    if (rc == DARRAY_SUCCESS)
+      read_slices(t, clo, chi, img);
   }
   if (rc != DARRAY_SUCCESS && t->rc == DARRAY_SUCCESS)
     t->rc = rc;

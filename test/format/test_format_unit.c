@@ -144,6 +144,77 @@ static void vec_tests(const unsigned char *buf, int64_t size) {
   free(cat);
 }
 
+/* Pieces at increasing message offsets with zeros between them (gaps of
+ * no bytes, of a few, of whole 256-byte blocks, of a regular length as a
+ * distribution's runs have, and long ones), scattered in memory, fed as
+ * one stream (darray__crc_feed_pieces, the narrow path, and an accumulator
+ * over two batches), against zlib's crc32 of the message written out with
+ * its zeros. */
+static int64_t piece_len(uint64_t v, int cls) {
+  switch (cls) {
+  case 0: return 1 + (int64_t)(v % 40);
+  case 1: return 256 * (int64_t)(1 + v % 4);
+  case 2: return 512;
+  default: return 1 + (int64_t)(v % 5000);
+  }
+}
+
+static int64_t gap_len(uint64_t v, int cls) {
+  switch (cls) {
+  case 0: return 0;
+  case 1: return (int64_t)(v % 300);
+  case 2: return 512;
+  case 3: return 256 * (int64_t)(1 + v % 9);
+  default: return (int64_t)(v % 100000);
+  }
+}
+
+static void pieces_tests(const unsigned char *buf, int64_t size) {
+  enum { MAXP = 64 };
+  crc_piece_t pc[MAXP];
+  unsigned char *msg = calloc(MAXP * (100000 + 5000) + 1000, 1);
+  for (int k = 0; k < 600; k++) {
+    int n = 1 + (int)(tu_value(31, k) % MAXP);
+    int lc = (int)(k % 4), gc = (int)(k / 4 % 5);
+    int64_t pos = (int64_t)(tu_value(33, k) % 1000); /* leading zeros */
+    memset(msg, 0, (size_t)pos);
+    for (int i = 0; i < n; i++) {
+      int64_t g = i == 0 ? 0 : gap_len(tu_value(35, k * MAXP + i), gc);
+      int64_t len = piece_len(tu_value(37, k * MAXP + i), lc);
+      int64_t at =
+          (int64_t)(tu_value(39, k * MAXP + i) % (uint64_t)(size - len));
+      memset(msg + pos, 0, (size_t)g);
+      pos += g;
+      pc[i] = (crc_piece_t){pos, buf + at, len};
+      memcpy(msg + pos, buf + at, (size_t)len);
+      pos += len;
+    }
+    int64_t from = pc[0].off;
+    uint32_t r = (uint32_t)tu_value(41, k);
+    uLong want = crc32_z(r ^ 0xffffffffu, msg + from, (z_size_t)(pos - from)) ^
+                 0xffffffffu;
+    TU_EQ_U64(darray__crc_feed_pieces(r, pc, n), want);
+    TU_EQ_U64(darray__crc_feed_pieces_narrow(r, pc, n), want);
+    crc_acc_t acc = DARRAY_CRC_ACC_INIT; /* leading zeros, two batches */
+    darray__crc_acc_add_pieces(&acc, pc, n / 2);
+    darray__crc_acc_add_pieces(&acc, pc + n / 2, n - n / 2);
+    int64_t len = pos + 77; /* and trailing ones */
+    memset(msg + pos, 0, 77);
+    TU_EQ_U64(darray__crc_acc_end(&acc, len) ^ darray__crc_zeros(len),
+              crc32_z(0, msg, (z_size_t)len));
+  }
+  free(msg);
+  /* the constants that fold over the zeros, against the bit-at-a-time
+   * powers (the wide loop's own for d = 2048) */
+  static const int64_t d[] = {8, 512, 2048, 4096, 8 * 2560};
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+    uint64_t c[2];
+    darray__crc_fold_consts(d[i], c);
+    TU_EQ_U64(c[0], reflect(xpow_mod((int)d[i] + 63), 32) << 32);
+    TU_EQ_U64(c[1], reflect(xpow_mod((int)d[i] - 1), 32) << 32);
+  }
+}
+
 static void clmul_tests(void) {
   int64_t big = INT64_C(3) << 20;
   unsigned char *buf = malloc((size_t)big + 64);
@@ -169,6 +240,7 @@ static void clmul_tests(void) {
   clmul_case(buf + 3, big + 7, 0);
   clmul_case(buf, big, 0xffffffffu);
   vec_tests(buf, big);
+  pieces_tests(buf, big);
   free(buf);
 }
 
