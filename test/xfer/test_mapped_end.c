@@ -15,7 +15,9 @@
  * there, else /dev/shm's; else the test skips). For each END (0, 100,
  * 4094: its last byte in the last page below 2^63; 4095 and 4096 + 100:
  * in the page before, where mapped maps) and each way of choosing
- * (automatic; darray_strategy=mapped with darray_map=enable): a write of
+ * (automatic; darray_strategy=mapped with darray_map=enable; sieve, whose
+ * read windows are copied out in slices that must not step past 2^63 - 1
+ * either): a write of
  * element e = tu_value(SEED + END, e) and a read back into a buffer
  * filled with 0xEE succeed on every process, the read equals the write,
  * and rank 0's own pread of the file finds every element at its offset
@@ -155,9 +157,10 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/test_mapped_end.%ld", dirs[pick], pid);
   static const int64_t ends[] = {0, 100, 4094, 4095, 4096 + 100};
   static const char *const ways[] = {"", "darray_strategy=mapped;"
-                                         "darray_map=enable"};
+                                         "darray_map=enable",
+                                     "darray_strategy=sieve"};
   for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++)
-    for (int w = 0; w < 2; w++)
+    for (int w = 0; w < 3; w++)
       one(path, ends[e], ways[w]);
   return tu_finish();
 }
