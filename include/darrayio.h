@@ -50,12 +50,22 @@
  *    returned.)
  *  - Called before MPI_Init or after MPI_Finalize, a function that needs
  *    MPI returns DARRAY_EMPI instead of calling into MPI.
- *  - At MPI_Finalize, files still open are closed by the library: the
- *    first darray_file_open() or darray_dataset_open() of a process puts
- *    an attribute on `MPI_COMM_SELF`, whose delete callback MPI runs at
- *    the start of MPI_Finalize, while MPI is still whole. It closes every
- *    file and dataset the process still has open, oldest first, as
- *    darray_file_close() does: pending nonblocking requests are completed
+ *  - At MPI_Finalize, files still open are closed by the library. The
+ *    library defines MPI_Finalize (MPI's profiling interface; configure
+ *    --disable-finalize-wrapper leaves it out): it closes them while MPI
+ *    is whole, then calls the next MPI_Finalize in link order (a tool's,
+ *    or MPI's). Where a program's MPI_Finalize does not reach it (a tool
+ *    earlier in link order that calls PMPI_Finalize; Open MPI's Fortran
+ *    binding), an attribute the first darray_file_open() or
+ *    darray_dataset_open() of a process puts on `MPI_COMM_SELF` closes
+ *    them, from the delete callback MPI runs at the start of its
+ *    MPI_Finalize. (MPICH turns its thread safety off before that
+ *    callback: under MPI_THREAD_MULTIPLE a request still running then
+ *    can make MPICH's MPI_Finalize abort. The MPI standard asks that no
+ *    thread, the library's included, be inside MPI at MPI_Finalize: wait
+ *    for requests before it to be safe everywhere.) Either way every
+ *    file and dataset the process still has open is closed, oldest
+ *    first, as darray_file_close() does: pending nonblocking requests are completed
  *    (not cancelled: what they write reaches the file), a dataset's
  *    headers and central directory are written, so that it is readable,
  *    and every process of a file's communicator agrees. Since opens are

@@ -165,6 +165,11 @@ DARRAY_HIDDEN void darray__file_unregister(struct darray_file_s *f);
  * marked DARRAY_MAGIC_FINAL with the result in final_rc and errmsg
  * (darray_file.c). */
 DARRAY_HIDDEN void darray__file_finalize(struct darray_file_s *f);
+/* Who closed the files left open at MPI_Finalize (darray_final.c): none
+ * yet, the library's MPI_Finalize, or the attribute's delete callback.
+ * For tests (test/api/test_finalize.c). */
+enum { DARRAY_FINAL_NONE, DARRAY_FINAL_WRAPPER, DARRAY_FINAL_HOOK };
+DARRAY_HIDDEN int darray__final_closer(void);
 /* Beneath the public file and stats calls of src/api (api_file.c,
  * api_stats.c), which only forward: darray_file_sync, darray_file_delete
  * (darray_file.c), darray_file_get_stats, darray_file_reset_stats

@@ -5,7 +5,9 @@
 # exports.sh - the shared library exports the public API and nothing else:
 # every function the header marks DARRAY_API, and no other symbol (the
 # library is built with -fvisibility=hidden; internal darray__* functions,
-# test wrappers and helpers must stay inside it).
+# test wrappers and helpers must stay inside it). One MPI name besides:
+# the library's MPI_Finalize (src/darray_final.c), exported exactly when
+# configure defined DARRAY_FINALIZE_WRAPPER.
 
 top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
 src=${srcdir:-.}
@@ -26,6 +28,10 @@ nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWiu]$/ { print $3 }' |
   sed 's/@.*//' | sort -u >"$tmp/exported"
 sed -n 's/^DARRAY_API [^(]*[ *]\(darray_[a-z_0-9]*\)(.*/\1/p' "$header" |
   sort -u >"$tmp/declared"
+if grep -q '^#define DARRAY_FINALIZE_WRAPPER 1' "$top/config.h"; then
+  echo MPI_Finalize >>"$tmp/declared"
+  sort -u -o "$tmp/declared" "$tmp/declared"
+fi
 
 fail=0
 n=$(wc -l <"$tmp/declared")

@@ -11,7 +11,9 @@
 # `unzip -t` (every member's CRC-32). The pending requests run at each
 # thread level (MPI_THREAD_MULTIPLE: the I/O thread; serialized and
 # single: the program's thread), since each completes them differently.
-# Runs at 1 and 2 processes unless DARRAY_TEST_NP says otherwise.
+# The library's MPI_Finalize closes the files first; runs ending with
+# PMPI_Finalize check the attribute on MPI_COMM_SELF that closes them when
+# a program's MPI_Finalize does not reach the library's. Runs at 1 and 2 processes unless DARRAY_TEST_NP says otherwise.
 #
 # Exit status: 0, 1 on failure, 77 (skip) without a launcher or without
 # python3 and NumPy.
@@ -94,16 +96,19 @@ print("== finalize %s NP=%d: the files are as written" % (case, np_))
 PY
 }
 
-# run CASE NP [LEVEL]: the program, then the check of what it left.
+# run CASE NP [LEVEL [mpi|pmpi]]: the program, then the check of what it
+# left. pmpi: the program calls PMPI_Finalize, so the attribute on
+# MPI_COMM_SELF closes the files, not the library's MPI_Finalize.
 run() {
-  dir=$tmp/finalize.$$.$1.$2.${3:-multiple}
+  dir=$tmp/finalize.$$.$1.$2.${3:-multiple}.${4:-mpi}
   rm -rf "$dir" && mkdir -p "$dir" || exit 99
-  DARRAY_TEST_NP=$2 DARRAY_TEST_THREAD=${3:-multiple} /bin/sh "$wrapper" \
+  DARRAY_TEST_NP=$2 DARRAY_TEST_THREAD=${3:-multiple} \
+    DARRAY_TEST_FINALIZE=${4:-mpi} /bin/sh "$wrapper" \
     "$top/test/test_finalize" "$1" "$dir"
   rc=$?
   [ $rc -eq 77 ] && exit 77
   if [ $rc -ne 0 ]; then
-    echo "== finalize $1 NP=$2 ${3:-multiple}: the program failed ($rc)"
+    echo "== finalize $1 NP=$2 ${3:-multiple} ${4:-mpi}: the program failed ($rc)"
     status=1
   elif [ "$1" != none ]; then
     [ "$1" = failed ] && [ ! -e "$dir/failed.npz" ] ||
@@ -122,6 +127,13 @@ for np in ${DARRAY_TEST_NP:-1 2}; do
   done
   for c in raw npz failed none; do
     run "$c" "$np"
+  done
+  # the attribute's path: not with requests running under
+  # MPI_THREAD_MULTIPLE, which only the library's MPI_Finalize makes safe
+  # under MPICH (src/darray_final.c)
+  run pending "$np" serialized pmpi
+  for c in raw npz failed; do
+    run "$c" "$np" multiple pmpi
   done
 done
 exit $status

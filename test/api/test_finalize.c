@@ -10,6 +10,12 @@
  *
  * Usage: test_finalize CASE DIR. MPI is initialized at the level
  * DARRAY_TEST_THREAD names (multiple, the default; serialized; single).
+ * The program ends MPI with MPI_Finalize, which is the library's (it
+ * closes the files, then calls MPI's), or with PMPI_Finalize when
+ * DARRAY_TEST_FINALIZE=pmpi, as a program whose MPI_Finalize does not
+ * reach the library's would: the attribute on MPI_COMM_SELF closes them
+ * then. Either way the program checks which of the two closed them
+ * (darray__final_closer).
  * CASE:
  *   pending  two darray_iwrite()s of 2-D arrays into DIR/pending.raw (the
  *            second at a displacement), never waited for;
@@ -32,6 +38,8 @@
  * (float64; k the array's number: 0, or 1 for the second array of
  * pending); w[i] = 3 * i - 7 (int32, GW elements).
  */
+#include "config.h" /* DARRAY_FINALIZE_WRAPPER */
+
 #include "testutil.h"
 
 #include <stdio.h>
@@ -39,6 +47,10 @@
 #include <string.h>
 
 enum { G0 = 96, G1 = 1024, GW = 1000 };
+
+/* Who closed the files at MPI_Finalize (src/file.h) */
+enum { FINAL_NONE, FINAL_WRAPPER, FINAL_HOOK };
+int darray__final_closer(void);
 
 /* Buffers of requests still pending at MPI_Finalize: freed after it. */
 static void *keep[2];
@@ -213,7 +225,21 @@ int main(int argc, char **argv) {
     failed(dir);
   else if (strcmp(c, "none") != 0)
     TU_FAIL("unknown case '%s'", c);
-  MPI_Finalize(); /* no wait, no close: the library closes them */
+  const char *how = getenv("DARRAY_TEST_FINALIZE");
+  bool pmpi = how != NULL && strcmp(how, "pmpi") == 0;
+  bool opened = strcmp(c, "none") != 0 &&
+                (strcmp(c, "failed") != 0 || tu_fault_injection());
+  /* no wait, no close: the library closes them */
+  if (pmpi)
+    PMPI_Finalize();
+  else
+    MPI_Finalize();
+  int want_closer = !opened ? FINAL_NONE : FINAL_HOOK;
+#ifdef DARRAY_FINALIZE_WRAPPER
+  if (opened && !pmpi)
+    want_closer = FINAL_WRAPPER;
+#endif
+  TU_EQ_INT(darray__final_closer(), want_closer);
   if (shared != NULL) { /* closed at finalize; the handle goes now */
     TU_EQ_CODE(darray_file_sync(shared), DARRAY_EMPI);
     TU_CONTAINS(darray_file_errmsg(shared), "closed the file at MPI_Final");
