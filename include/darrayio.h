@@ -2426,6 +2426,80 @@ DARRAY_API int darray_plan_virtual(darray_t a, MPI_Info info, int write, int nro
 
 /** @} */
 
+/* ------------------------------------------------------------------------ */
+/** \defgroup api_bindings For other languages' bindings
+ *
+ * The calls that take an MPI communicator or info object, with the object
+ * as a Fortran handle (`MPI_Fint`): a binding that cannot name the C
+ * handle types (they differ from one MPI to another) passes the Fortran
+ * handle its MPI layer gives it, as the Python package passes mpi4py's
+ * `comm.py2f()` and `info.py2f()` (`MPI_INFO_NULL`'s Fortran handle for no
+ * hints). Each converts the handles with `MPI_Comm_f2c` and `MPI_Info_f2c`
+ * and does what the call it names does, with the same codes; before
+ * MPI_Init or after MPI_Finalize it converts nothing and returns
+ * DARRAY_EMPI. darray_mpi_library() tells a binding which MPI the library
+ * was compiled with, so that it refuses to run on another.
+ */
+/** @{ */
+
+/**
+ * darray_create() with the communicator as a Fortran handle (collective).
+ * \param comm   communicator, from `MPI_Comm_c2f` (mpi4py: `comm.py2f()`)
+ * \param ndims  as darray_create()
+ * \param gsizes as darray_create()
+ * \param type   as darray_create()
+ * \param[out] a as darray_create()
+ * \return what darray_create() returns; DARRAY_EMPI outside MPI
+ */
+DARRAY_API int darray_create_fint(MPI_Fint comm, int ndims,
+                                  const int64_t gsizes[], darray_type_t type,
+                                  darray_t *a);
+
+/**
+ * darray_file_open() with Fortran handles (collective).
+ * \param comm   communicator, from `MPI_Comm_c2f`
+ * \param path   as darray_file_open()
+ * \param mode   as darray_file_open()
+ * \param info   hints, from `MPI_Info_c2f` (`MPI_INFO_NULL`'s for none)
+ * \param[out] f as darray_file_open()
+ * \return what darray_file_open() returns; DARRAY_EMPI outside MPI
+ */
+DARRAY_API int darray_file_open_fint(MPI_Fint comm, const char *path,
+                                     int mode, MPI_Fint info,
+                                     darray_file_t *f);
+
+/**
+ * darray_dataset_open() with Fortran handles (collective).
+ * \param comm   communicator, from `MPI_Comm_c2f`
+ * \param path   as darray_dataset_open()
+ * \param mode   as darray_dataset_open()
+ * \param info   hints, from `MPI_Info_c2f` (`MPI_INFO_NULL`'s for none)
+ * \param[out] f as darray_dataset_open()
+ * \return what darray_dataset_open() returns; DARRAY_EMPI outside MPI
+ */
+DARRAY_API int darray_dataset_open_fint(MPI_Fint comm, const char *path,
+                                        int mode, MPI_Fint info,
+                                        darray_file_t *f);
+
+/**
+ * darray_file_delete() with the info object as a Fortran handle.
+ * \param path as darray_file_delete()
+ * \param info hints, from `MPI_Info_c2f` (`MPI_INFO_NULL`'s for none)
+ * \return what darray_file_delete() returns; DARRAY_EMPI outside MPI
+ */
+DARRAY_API int darray_file_delete_fint(const char *path, MPI_Fint info);
+
+/**
+ * The MPI library the library was compiled against, from its `mpi.h`
+ * (local; needs no MPI): "MPICH 4.0.2", "Open MPI 4.1.4", or "MPI 3.1"
+ * (the standard's version) for another MPI. A binding loaded beside an
+ * MPI layer compares its vendor with this before it calls MPI.
+ * \return a static string
+ */
+DARRAY_API const char *darray_mpi_library(void);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -231,7 +231,7 @@ cmd_openmpi() {
   # Debian's mpifort.openmpi links -lmpi without Open MPI's library
   # directory, so it finds the generic libmpi.so, which the alternatives
   # may point at MPICH: name the directory.
-  if ! (ensure_packages libopenmpi-dev openmpi-bin) ||
+  if ! (ensure_packages libopenmpi-dev openmpi-bin python3-mpi4py python3-numpy) ||
      ! (build_tree --enable-werror --enable-fault-injection CC=mpicc.openmpi FC=mpifort.openmpi \
           LDFLAGS="-L$(mpicc.openmpi --showme:libdirs)" \
           MPIEXEC="$(command -v $ompi_mpiexec)" "$@") ||

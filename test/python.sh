@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the darrayio authors (AUTHORS)
+#
+# python.sh - the Python package (python/darrayio, issue #36) over this
+# build's shared library, with Debian's /usr/bin/python3, NumPy and mpi4py.
+#
+# When this build's MPI is the one mpi4py runs on (the Open MPI build here:
+# Debian's python3-mpi4py is built on Open MPI), python/tests/
+# test_roundtrip.py runs at 1, 2 and 3 processes (DARRAY_TEST_NP changes
+# that): round trips of every dtype, distributions, storage orders, ghosts,
+# sections, nonblocking requests and a .npz against a NumPy oracle, and
+# errors raised alike on every process. When it is not (the MPICH build),
+# the package must refuse to load with an ImportError naming both MPI
+# libraries, not crash: that is checked instead.
+#
+# Exit status: 0, 1 on failure, 77 (skip) without python3, NumPy or
+# mpi4py, or without a shared library.
+
+top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
+src=$(cd "${srcdir:-.}" && pwd)
+wrapper=${DARRAY_TEST_WRAPPER:-$src/test/mpirun.sh}
+tmp=${DARRAY_TEST_TMPDIR:-$top/test/tmp}/python.$$
+py=/usr/bin/python3
+lib=$top/src/.libs/libdarrayio.so
+if ! "$py" -c 'import numpy, mpi4py.MPI' 2>/dev/null; then
+  echo "SKIP: no $py with NumPy and mpi4py"
+  exit 77
+fi
+if [ ! -f "$lib" ]; then
+  echo "SKIP: no shared library at $lib"
+  exit 77
+fi
+DARRAYIO_LIBRARY=$lib
+PYTHONPATH=$src/python${PYTHONPATH:+:$PYTHONPATH}
+PYTHONDONTWRITEBYTECODE=1
+export DARRAYIO_LIBRARY PYTHONPATH PYTHONDONTWRITEBYTECODE
+
+mine=$(DARRAYIO_LIBRARY=$lib "$py" -c '
+import ctypes, sys
+l = ctypes.CDLL(sys.argv[1]); l.darray_mpi_library.restype = ctypes.c_char_p
+print(l.darray_mpi_library().decode())' "$lib") || exit 1
+theirs=$("$py" -c 'from mpi4py import MPI; print(MPI.get_vendor()[0])')
+echo "== the library: $mine; mpi4py: $theirs"
+case $mine in
+  "$theirs"*) ;;
+  *)
+    # another MPI: the import is refused, naming both
+    out=$("$py" -c 'import darrayio' 2>&1)
+    rc=$?
+    echo "$out" | tail -n 2
+    if [ $rc -ne 1 ]; then
+      echo "FAIL: import with $mine under mpi4py on $theirs: exit $rc, expected 1 (an ImportError)"
+      exit 1
+    fi
+    if ! echo "$out" | grep -q "ImportError: darrayio: .*$mine.*$theirs"; then
+      echo "FAIL: the ImportError does not name both MPI libraries"
+      exit 1
+    fi
+    echo "== import refused as it must be (the round trips need the $theirs build)"
+    exit 0
+    ;;
+esac
+
+mkdir -p "$tmp" || exit 99
+trap 'rm -rf "$tmp"' EXIT
+: "${DARRAY_TEST_NP:=1 2 3}"
+export DARRAY_TEST_NP
+/bin/sh "$wrapper" "$py" "$src/python/tests/test_roundtrip.py" "$tmp"
