@@ -66,4 +66,24 @@ mkdir -p "$tmp" || exit 99
 trap 'rm -rf "$tmp"' EXIT
 : "${DARRAY_TEST_NP:=1 2 3}"
 export DARRAY_TEST_NP
-/bin/sh "$wrapper" "$py" "$src/python/tests/test_roundtrip.py" "$tmp"
+/bin/sh "$wrapper" "$py" "$src/python/tests/test_roundtrip.py" "$tmp" ||
+  exit 1
+
+# examples/dist3d.py writes the bytes examples/dist3d writes (raw, .npz)
+if [ -x "$top/examples/dist3d" ]; then
+  for f in d.raw d.npz; do
+    for prog in "$top/examples/dist3d" "$py $src/examples/dist3d.py"; do
+      out=$tmp/c_$f
+      case $prog in "$py"*) out=$tmp/p_$f ;; esac
+      # shellcheck disable=SC2086 # prog is a command and its script
+      DARRAY_TEST_NP=2 /bin/sh "$wrapper" $prog -n 24 -g 1x1x2 --reps 2 \
+        --file "$out" --keep >"$tmp/out" 2>&1 || {
+        cat "$tmp/out"; echo "FAIL: $prog --file $out"; exit 1; }
+    done
+    if ! cmp "$tmp/c_$f" "$tmp/p_$f"; then
+      echo "FAIL: examples/dist3d.py and examples/dist3d wrote different $f"
+      exit 1
+    fi
+    echo "== dist3d.py and dist3d wrote the same $f"
+  done
+fi

@@ -428,15 +428,61 @@ class File:
         self._c(lib.darray_file_sync(self._h))
 
     def define(self, name, a):
-        """Make ``a`` the dataset's member ``name`` (local; every process
+        """Make ``a`` the dataset's member ``name`` (None: the array of a
+        ``.npy``) (local; every process
         defines the same members in the same order)."""
-        self._c(lib.darray_define(self._h, name.encode(), a._h))
+        self._c(lib.darray_define(
+            self._h, name.encode() if name is not None else None, a._h))
 
     @property
     def num_members(self):
         n = ctypes.c_int()
         self._c(lib.darray_num_members(self._h, ctypes.byref(n)))
         return n.value
+
+    def members(self):
+        """The dataset's members, in file order (local): one dict each
+        with ``name``, ``shape``, ``dtype`` (a NumPy dtype; None for a
+        member darrayio does not read), ``order`` (``"C"``, ``"F"`` or the
+        permutation, slowest first), ``offset``, ``bytes``, ``crc32``
+        (None without one), ``scalar``, ``readable``, ``status`` (the code
+        define would return) and ``descr`` (NumPy's type string)."""
+        out = []
+        for i in range(self.num_members):
+            m = _lib.MemberInfo()
+            self._c(lib.darray_inquire(self._h, i, ctypes.byref(m)))
+            nd = m.ndims
+            order = {1: "C", 2: "F"}.get(m.order, tuple(m.perm[:nd]))
+            descr = m.descr.decode()
+            out.append({
+                "name": m.name.decode(), "shape": tuple(m.gsizes[:nd]),
+                "dtype": numpy.dtype(descr) if m.status == SUCCESS else None,
+                "order": order, "offset": m.offset, "bytes": m.bytes,
+                "crc32": m.crc32 if m.has_crc else None,
+                "scalar": bool(m.scalar), "readable": m.status == SUCCESS,
+                "status": m.status, "descr": descr})
+        return out
+
+    def array(self, name, dist=None, grid=None, memory_order="C",
+              ghosts=None, padded=None):
+        """An :class:`Array` of member ``name`` as the file stores it
+        (shape, dtype, storage order), distributed as ``dist`` and
+        ``grid`` say over the file's communicator, and defined as that
+        member (collective: every process asks for the same member)."""
+        for m in self.members():
+            if m["name"] == name or (name is None and len(self.members())
+                                     == 1):
+                if not m["readable"]:
+                    raise Error(m["status"], "member %r (%s) is not one "
+                                "darrayio reads" % (m["name"], m["descr"]))
+                a = Array(self.comm, m["shape"], m["dtype"], dist=dist,
+                          grid=grid, order=m["order"],
+                          memory_order=memory_order, ghosts=ghosts,
+                          padded=padded)
+                self.define(name, a)
+                return a
+        raise Error(-15, "no member %r in %s (members: %s)" % (
+            name, self.path, ", ".join(m["name"] for m in self.members())))
 
     def verify(self):
         """Check every member's CRC-32 against its bytes (collective)."""

@@ -167,6 +167,25 @@ class Stats(ctypes.Structure):
                 for n in STATS_FIELDS]
 
 
+class MemberInfo(ctypes.Structure):
+    """darray_member_info_t"""
+    _fields_ = [("name", ctypes.c_char * 201),
+                ("type", ctypes.c_int),
+                ("elem_size", ctypes.c_int64),
+                ("ndims", ctypes.c_int),
+                ("gsizes", ctypes.c_int64 * 8),
+                ("order", ctypes.c_int),
+                ("perm", ctypes.c_int * 8),
+                ("offset", ctypes.c_int64),
+                ("bytes", ctypes.c_int64),
+                ("has_crc", ctypes.c_int),
+                ("crc32", ctypes.c_uint32),
+                ("status", ctypes.c_int),
+                ("scalar", ctypes.c_int),
+                ("descr", ctypes.c_char * 32)]
+
+
+_proto("darray_inquire", _i, _p, _i, ctypes.POINTER(MemberInfo))
 _proto("darray_file_get_stats", _i, _p, ctypes.POINTER(Stats))
 _proto("darray_file_reset_stats", _i, _p)
 

@@ -261,6 +261,41 @@ def test_npz():
         f.verify()
         f.define("u", a)
         expect(numpy.array_equal(f.read(a), u), "dataset read")
+    with darrayio.open_dataset(comm, path("d.npz"), "r") as f:
+        ms = {m["name"]: m for m in f.members()}
+        expect(sorted(ms) == ["u", "w"], "members() names %s" % sorted(ms))
+        expect(ms["u"]["shape"] == gu.shape and ms["u"]["dtype"] == gu.dtype
+               and ms["u"]["order"] == "C" and ms["u"]["readable"],
+               "members() u: %s" % ms["u"])
+        expect(ms["w"]["shape"] == gw.shape and ms["w"]["dtype"] == gw.dtype,
+               "members() w: %s" % ms["w"])
+        # read at another distribution than the one written
+        b = f.array("u", dist=(None, "block"), grid=(1, nprocs))
+        v = f.read(b)
+        cols = owned(shape[1], nprocs, "block", -1, rank)
+        expect(numpy.array_equal(v, gu[:, cols]), "array('u') read")
+
+
+def test_npz_from_numpy():
+    """An archive numpy.savez wrote: its members listed and read."""
+    g = global_array((5, 3 * nprocs), "f4", 3)
+    t = numpy.float64(0.5)
+    if rank == 0:
+        numpy.savez(path("np.npz"), g=g, t=t, c=numpy.zeros(2, "c16"))
+    comm.Barrier()
+    with darrayio.open_dataset(comm, path("np.npz"), "r") as f:
+        ms = {m["name"]: m for m in f.members()}
+        expect(ms["t"]["scalar"] and ms["t"]["shape"] == (1,),
+               "a 0-d member: %s" % ms["t"])
+        expect(not ms["c"]["readable"], "complex member: %s" % ms["c"])
+        e = raises(ms["c"]["status"], lambda: f.array("c"))
+        expect("c16" in e.message, "message: %s" % e.message)
+        a = f.array("g", dist=(None, ("cyclic", 2)), grid=(1, nprocs))
+        expect(numpy.array_equal(
+            f.read(a), g[:, owned(g.shape[1], nprocs, "cyclic", 2, rank)]),
+            "numpy.savez member read")
+        v = f.read(f.array("t"))  # BLOCK: rank 0 holds the one element
+        expect(list(v) == ([0.5] if rank == 0 else []), "0-d member %s" % v)
 
 
 # ---- errors: the same on every process -------------------------------------------
