@@ -15,7 +15,7 @@
 # libraries, not crash: that is checked instead.
 #
 # Exit status: 0, 1 on failure, 77 (skip) without python3, NumPy or
-# mpi4py, or without a shared library.
+# mpi4py, without a shared library, or in a sanitizer build.
 
 top=${DARRAY_TOP_BUILDDIR:-$(pwd)}
 src=$(cd "${srcdir:-.}" && pwd)
@@ -29,6 +29,12 @@ if ! "$py" -c 'import numpy, mpi4py.MPI' 2>/dev/null; then
 fi
 if [ ! -f "$lib" ]; then
   echo "SKIP: no shared library at $lib"
+  exit 77
+fi
+# a sanitizer build's library needs its runtime loaded first, which
+# python3 is not built with
+if command -v ldd >/dev/null 2>&1 && ldd "$lib" | grep -q 'lib[at]san'; then
+  echo "SKIP: $lib is a sanitizer build, which python3 cannot load"
   exit 77
 fi
 DARRAYIO_LIBRARY=$lib
