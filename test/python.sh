@@ -93,3 +93,18 @@ if [ -x "$top/examples/dist3d" ]; then
     echo "== dist3d.py and dist3d wrote the same $f"
   done
 fi
+
+# examples/btio_post.py reduces a BTIO file at other process counts than
+# the one that wrote it, checked against numpy.fromfile of the whole file
+if [ -x "$top/examples/btio" ]; then
+  DARRAY_TEST_NP=1 /bin/sh "$wrapper" "$top/examples/btio" --class S \
+    --dumps 3 --write-only --keep --file "$tmp/bt.dat" >"$tmp/out" 2>&1 || {
+    cat "$tmp/out"; echo "FAIL: examples/btio --write-only"; exit 1; }
+  DARRAY_TEST_NP="2 3" /bin/sh "$wrapper" "$py" "$src/examples/btio_post.py" \
+    "$tmp/bt.dat" --class S --check >"$tmp/out" 2>&1
+  rc=$?
+  grep 'btio_post' "$tmp/out"
+  if [ $rc -ne 0 ] || [ "$(grep -c 'btio_post: OK' "$tmp/out")" -ne 2 ]; then
+    cat "$tmp/out"; echo "FAIL: examples/btio_post.py"; exit 1
+  fi
+fi
