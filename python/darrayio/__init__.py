@@ -489,12 +489,13 @@ class File:
         self._c(lib.darray_verify(self._h))
 
     def hint(self, key):
-        """The value of a hint on this file, or None (local)."""
-        buf = ctypes.create_string_buffer(1024)
-        flag = ctypes.c_int(0)
+        """The value a hint has on this file, as the file uses it (local;
+        darray_file_get_hint); an unknown key raises Error
+        (DARRAY_EHINT)."""
+        buf = ctypes.create_string_buffer(4096)
         self._c(lib.darray_file_get_hint(self._h, key.encode(), buf,
-                                         len(buf), ctypes.byref(flag)))
-        return buf.value.decode() if flag.value else None
+                                         len(buf)))
+        return buf.value.decode()
 
     def stats(self):
         """This process's counters (darray_stats_t) as a dict (local)."""

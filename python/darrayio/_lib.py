@@ -137,7 +137,7 @@ _proto("darray_num_members", _i, _p, c_int_p)
 _proto("darray_verify", _i, _p)
 _proto("darray_wait", _i, _p, c_int64_p)
 _proto("darray_test", _i, _p, c_int64_p, c_int_p)
-_proto("darray_file_get_hint", _i, _p, _s, _s, _i, c_int_p)
+_proto("darray_file_get_hint", _i, _p, _s, ctypes.c_char_p, _i)
 
 
 class XferArgs(ctypes.Structure):

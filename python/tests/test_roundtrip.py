@@ -335,6 +335,36 @@ def test_errors_agree():
     raises(-13, lambda: darrayio.open(comm, path("x.raw"), "rw"))
 
 
+def test_hints_stats_explain():
+    shape = (2 * nprocs, 8)
+    g = global_array(shape, "f8", 6)
+    a = darrayio.Array(comm, shape, "f8", dist=("block", None), grid=grid2())
+    u = a.empty()
+    u[...] = local_piece(g, ("block", None), grid2())
+    hints = {"darray_strategy": "sieve"}
+    with darrayio.open(comm, path("h.raw"), "w", hints=hints) as f:
+        expect(f.hint("darray_strategy") == "sieve",
+               "hint %r" % f.hint("darray_strategy"))
+        raises(-12, lambda: f.hint("no_such_key"))
+        text = f.explain(a)
+        expect("sieve" in text, "explain: %s" % text[:300])
+        f.write(a, u)
+        st = f.stats()
+        expect(st["strategy"] == "sieve" and st["calls"] == 1 and
+               st["bytes_written"] > 0, "stats %s" % st)
+        f.reset_stats()
+        expect(f.stats()["calls"] == 0, "reset_stats")
+    expect(on_disk("h.raw") == g.tobytes(), "the sieve's bytes")
+    info = MPI.Info.Create()  # an mpi4py Info works as a dict does
+    info.Set("darray_strategy", "direct")
+    with darrayio.open(comm, path("h.raw"), "r", hints=info) as f:
+        expect(f.hint("darray_strategy") == "direct", "an Info's hint")
+    info.Free()
+    e = raises(-12, lambda: darrayio.open(comm, path("h.raw"), "r",
+                                          hints={"darray_stratgy": "sieve"}))
+    expect("darray_stratgy" in e.message, "message: %s" % e.message)
+
+
 def main():
     os.makedirs(tmp, exist_ok=True)
     for name, fn in sorted(globals().items()):
