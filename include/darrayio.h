@@ -2435,10 +2435,12 @@ DARRAY_API int darray_plan_virtual(darray_t a, MPI_Info info, int write, int nro
  * handle its MPI layer gives it, as the Python package passes mpi4py's
  * `comm.py2f()` and `info.py2f()` (`MPI_INFO_NULL`'s Fortran handle for no
  * hints). Each converts the handles with `MPI_Comm_f2c` and `MPI_Info_f2c`
- * and does what the call it names does, with the same codes; before
- * MPI_Init or after MPI_Finalize it converts nothing and returns
- * DARRAY_EMPI. darray_mpi_library() tells a binding which MPI the library
- * was compiled with, so that it refuses to run on another.
+ * and does what the call it names does, with the same codes. Before
+ * MPI_Init or after MPI_Finalize it converts nothing (the conversions need
+ * MPI) and returns DARRAY_EMPI, as the call it names does then
+ * (darray_file_delete_fint() deletes without hints, as
+ * darray_file_delete() does without MPI). darray_mpi_library() tells a binding which MPI the
+ * library was compiled with, so that it refuses to run on another.
  */
 /** @{ */
 
@@ -2485,7 +2487,7 @@ DARRAY_API int darray_dataset_open_fint(MPI_Fint comm, const char *path,
  * darray_file_delete() with the info object as a Fortran handle.
  * \param path as darray_file_delete()
  * \param info hints, from `MPI_Info_c2f` (`MPI_INFO_NULL`'s for none)
- * \return what darray_file_delete() returns; DARRAY_EMPI outside MPI
+ * \return what darray_file_delete() returns (outside MPI: without hints)
  */
 DARRAY_API int darray_file_delete_fint(const char *path, MPI_Fint info);
 

@@ -10,8 +10,10 @@
  * with the MPI it runs on before it calls anything that needs MPI.
  *
  * Before MPI_Init or after MPI_Finalize no handle is converted (MPI's
- * conversion functions need MPI): the calls below then forward a null
- * handle, and the call's own check returns DARRAY_EMPI.
+ * conversion functions need MPI): the calls below then forward
+ * MPI_COMM_WORLD and MPI_INFO_NULL, constants that need no conversion, and
+ * the call's own check returns DARRAY_EMPI as it does for any
+ * communicator (darray_file_delete, which needs no MPI, deletes).
  */
 #include "util.h"
 
@@ -24,7 +26,7 @@ static bool mpi_up(void) {
 }
 
 static MPI_Comm comm_of(MPI_Fint comm) {
-  return mpi_up() ? MPI_Comm_f2c(comm) : MPI_COMM_NULL;
+  return mpi_up() ? MPI_Comm_f2c(comm) : MPI_COMM_WORLD;
 }
 
 static MPI_Info info_of(MPI_Fint info) {

@@ -126,6 +126,9 @@ int darray__dataset_open(MPI_Comm comm, const char *path, int mode,
     return darray__err(msg, DARRAY_ENULL, "f (the output handle) is NULL");
   *out = NULL;
   int inter = 0;
+  int rc0 = darray__mpi_ready(msg); /* before any MPI call */
+  if (rc0 != DARRAY_SUCCESS)
+    return rc0;
   if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != 0 ||
       inter)
     return darray__err(msg, DARRAY_ECOMM, "comm is MPI_COMM_NULL, invalid or "

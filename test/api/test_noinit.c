@@ -3,8 +3,10 @@
  * Copyright (c) 2026 the darrayio authors (AUTHORS)
  *
  * test_noinit.c - calls outside MPI's lifetime return DARRAY_EMPI with a
- * message saying so, instead of aborting inside MPI: darray_create and
- * darray_file_open before MPI_Init; darray_write, darray_commit and
+ * message saying so, instead of aborting inside MPI: darray_create,
+ * darray_file_open, darray_dataset_open (which called MPI_Comm_test_inter
+ * first, and MPICH aborted the program) and the binding calls
+ * darray_*_fint before MPI_Init; darray_write, darray_commit and
  * darray_file_sync after MPI_Finalize; darray_free then releases the
  * handles' memory without MPI (nothing leaks: the test runs under the
  * sanitizers' leak checker) and says so with DARRAY_EMPI; the file, left
@@ -65,6 +67,31 @@ int main(int argc, char **argv) {
   expect("delete before MPI_Init",
          darray_file_delete("/nonexistent/darray_noinit", MPI_INFO_NULL),
          DARRAY_ENOENT, darray_errmsg(NULL), "/nonexistent/darray_noinit");
+  rc = darray_dataset_open(MPI_COMM_WORLD, "/nonexistent/x.npz",
+                           DARRAY_MODE_RDONLY, MPI_INFO_NULL, &f);
+  expect("dataset_open before MPI_Init", rc, DARRAY_EMPI,
+         darray_file_errmsg(NULL), "MPI is not initialized");
+  /* the calls of bindings, which take Fortran handles: none converted
+   * without MPI (MPI_Comm_f2c needs it) */
+  expect("create_fint before MPI_Init",
+         darray_create_fint(0, 1, &n, DARRAY_INT32, &a), DARRAY_EMPI,
+         darray_errmsg(NULL), "MPI is not initialized");
+  expect("file_open_fint before MPI_Init",
+         darray_file_open_fint(0, path, DARRAY_MODE_RDONLY, 0, &f),
+         DARRAY_EMPI, darray_file_errmsg(NULL), "MPI is not initialized");
+  expect("dataset_open_fint before MPI_Init",
+         darray_dataset_open_fint(0, "/nonexistent/x.npz",
+                                  DARRAY_MODE_RDONLY, 0, &f),
+         DARRAY_EMPI, darray_file_errmsg(NULL), "MPI is not initialized");
+  expect("delete_fint before MPI_Init",
+         darray_file_delete_fint("/nonexistent/darray_noinit", 0),
+         DARRAY_ENOENT, darray_errmsg(NULL), "/nonexistent/darray_noinit");
+  const char *mpi = darray_mpi_library();
+  if (strncmp(mpi, "MPICH ", 6) != 0 && strncmp(mpi, "Open MPI ", 9) != 0 &&
+      strncmp(mpi, "MPI ", 4) != 0) {
+    fprintf(stderr, "FAIL darray_mpi_library: \"%s\"\n", mpi);
+    failures++;
+  }
 
   MPI_Init(&argc, &argv);
   test_path(path, sizeof path);
