@@ -6,7 +6,7 @@
 # public C API, so the next public function cannot be forgotten:
 #  - every function include/darrayio.h marks DARRAY_API is a public name of
 #    the module, and the module defines it (a subroutine, a function or a
-#    generic interface of that name), but the two C-only calls named below;
+#    generic interface of that name), but the C-only calls named below;
 #  - every status code of the header's error table is a module constant of
 #    the same value.
 # A text check: it needs no Fortran compiler and runs in every build.
@@ -26,9 +26,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The C calls for what every call of the module does already, which the
 # module therefore does not repeat: darray_xfer (its read and write calls
-# pass the buffer's size and their own refusals through it) and
-# darray_set_index_style (its messages are always in Fortran's terms).
-c_only='darray_set_index_style darray_xfer'
+# pass the buffer's size and their own refusals through it),
+# darray_set_index_style (its messages are always in Fortran's terms), and
+# the calls for other languages' bindings, darray_*_fint (Fortran passes
+# its handles to the shims of fortran/darrayio_shim.c) and
+# darray_mpi_library (the module is compiled with the library's MPI).
+c_only='darray_set_index_style darray_xfer darray_create_fint
+darray_file_open_fint darray_dataset_open_fint darray_file_delete_fint
+darray_mpi_library'
 sed -n 's/^DARRAY_API [^(]*[ *]\(darray_[a-z_0-9]*\)(.*/\1/p' "$header" |
   grep -vxF "$(printf '%s\n' $c_only)" | sort -u >"$tmp/declared"
 # The names of the module's `public ::' statements, continuation lines
